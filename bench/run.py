@@ -1,0 +1,102 @@
+"""`make bench`: run every bench/bench_*.py, write BENCHMARKS.md and bench/results.json.
+
+Each benchmark module defines run() -> list[Result]. Results carry the exact command that
+reproduces them, the median of repeated runs, and a baseline measured in the same run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import pkgutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from statistics import median
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Result:
+    """One benchmark figure with its baseline measured beside it."""
+
+    name: str
+    command: str
+    value: float
+    unit: str
+    baseline_name: str = ""
+    baseline_value: float | None = None
+    target: str = ""
+    is_met: bool | None = None
+    notes: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        """value / baseline_value, when there is a baseline."""
+        if not self.baseline_value:
+            return None
+        return self.value / self.baseline_value
+
+
+def timed_median(fn, repeats: int = 5) -> float:
+    """Median wall seconds of fn() over repeats runs."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return median(times)
+
+
+def render_markdown(results: list[Result]) -> str:
+    """BENCHMARKS.md: a table of every figure and the command behind it."""
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Produced by `make bench` (`python -m bench.run`) on {time.strftime('%Y-%m-%d')}, "
+        f"{platform.machine()}, Python {platform.python_version()}, {_cores()} cores. "
+        "Figures are medians of repeated runs; the baseline ran in the same process on the same input.",
+        "",
+        "| benchmark | value | baseline | ratio | target | met | command |",
+        "|---|---:|---:|---:|---|---|---|",
+    ]
+    for r in results:
+        base = "" if r.baseline_value is None else f"{r.baseline_value:,.4g} ({r.baseline_name})"
+        ratio = "" if r.ratio is None else f"{r.ratio:,.2f}×"
+        met = {True: "yes", False: "**no**", None: ""}[r.is_met]
+        lines.append(
+            f"| {r.name} | {r.value:,.4g} {r.unit} | {base} | {ratio} | {r.target} | {met} | `{r.command}` |"
+        )
+    notes = [f"- **{r.name}**: {r.notes}" for r in results if r.notes]
+    if notes:
+        lines += ["", "## Notes", "", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def _cores() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark modules named in argv (default: all) and write the reports."""
+    import bench
+
+    names = argv or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
+    results: list[Result] = []
+    for name in names:
+        print(f"bench: {name} …", file=sys.stderr, flush=True)
+        results += importlib.import_module(f"bench.{name}").run()
+    (ROOT / "BENCHMARKS.md").write_text(render_markdown(results))
+    payload = [asdict(r) | {"ratio": r.ratio} for r in results]
+    (ROOT / "bench" / "results.json").write_text(json.dumps(payload, indent=2) + "\n")
+    print(render_markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,5 @@
+"""`python -m dashboard` is the `kvscope` command."""
+
+from dashboard.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""app_pages layer (see DESIGN.md)."""

@@ -1,0 +1,20 @@
+"""Paths and environment settings shared by every layer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# NOTE: in a source checkout dashboard/queries and dashboard/sample_data are symlinks to the
+# top-level folders; in a wheel they are real folders inside the package.
+QUERIES_DIR = PACKAGE_DIR / "queries"
+SAMPLE_DATA_DIR = PACKAGE_DIR / "sample_data"
+
+DB_ENV_VAR = "KVSCOPE_DB"
+DEFAULT_DB_PATH = Path("data") / "kvscope.duckdb"
+
+
+def default_db_path() -> Path:
+    """The store path: $KVSCOPE_DB if set, else ./data/kvscope.duckdb."""
+    return Path(os.environ.get(DB_ENV_VAR) or DEFAULT_DB_PATH)

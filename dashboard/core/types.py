@@ -1,0 +1,123 @@
+"""Frozen records passed between layers: the canonical trace and what a replay returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TIER_NAMES = ("gpu", "cpu", "disk")  # index = tier number in per-tier arrays
+UNKNOWN = -1  # int sentinel for "not known" in integer arrays (sessions, turns, pods)
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """A canonical request trace: request i reads blocks block_ids[offsets[i]:offsets[i+1]].
+
+    Block ids are dense (0..num_blocks-1) chained prefix hashes: the same id at the same
+    position means the same prefix up to and including that block. Requests are sorted by
+    arrival. Unknown integers are UNKNOWN (-1), unknown floats NaN.
+    """
+
+    arrival_s: np.ndarray  # float64 [n], seconds since the trace start, non-decreasing
+    offsets: np.ndarray  # int64 [n+1], offsets[0] == 0
+    block_ids: np.ndarray  # int32 [offsets[-1]], dense ids
+    input_tokens: np.ndarray  # int64 [n]
+    output_tokens: np.ndarray  # int64 [n]
+    block_tokens: int
+    num_blocks: int
+    session_ids: np.ndarray  # int64 [n], UNKNOWN when the source has none and none was inferred
+    turns: np.ndarray  # int32 [n], 0-based turn within the session, UNKNOWN if unknown
+    type_codes: np.ndarray  # int16 [n], index into type_names, UNKNOWN if unknown
+    type_names: tuple[str, ...] = ()
+    tenant_ids: np.ndarray | None = None  # int32 [n] or None
+    source: str = ""  # file or generator the trace came from
+
+    @property
+    def num_requests(self) -> int:
+        """Number of requests."""
+        return int(self.arrival_s.shape[0])
+
+    @property
+    def num_block_accesses(self) -> int:
+        """Total blocks over all requests."""
+        return int(self.offsets[-1])
+
+    def blocks_of(self, i: int) -> np.ndarray:
+        """Block ids of request i, head first."""
+        return self.block_ids[self.offsets[i] : self.offsets[i + 1]]
+
+    def validate(self) -> None:
+        """Raise ValueError if the arrays are not a well-formed canonical trace."""
+        n = self.num_requests
+        checks = [
+            (self.offsets.shape == (n + 1,), "offsets must have num_requests + 1 entries"),
+            (n == 0 or self.offsets[0] == 0, "offsets[0] must be 0"),
+            (bool(np.all(np.diff(self.offsets) >= 0)), "offsets must be non-decreasing"),
+            (self.block_ids.shape[0] == self.offsets[-1], "block_ids length must equal offsets[-1]"),
+            (n == 0 or bool(np.all(np.diff(self.arrival_s) >= 0)), "arrivals must be sorted"),
+            (self.block_tokens > 0, "block_tokens must be positive"),
+            (
+                self.block_ids.size == 0
+                or (self.block_ids.min() >= 0 and self.block_ids.max() < self.num_blocks),
+                "block ids must be dense in 0..num_blocks-1",
+            ),
+        ]
+        for col in ("input_tokens", "output_tokens", "session_ids", "turns", "type_codes"):
+            checks.append((getattr(self, col).shape == (n,), f"{col} must have num_requests entries"))
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(f"trace {self.source or '<memory>'}: {message}")
+
+
+@dataclass(frozen=True)
+class TierConfig:
+    """One cache tier of a pod: its capacity in blocks and its eviction policy."""
+
+    name: str  # one of TIER_NAMES
+    capacity_blocks: int
+    policy: str = "lru"
+
+
+@dataclass(frozen=True)
+class RouterConfig:
+    """Which router and, for scoring routers, the EPP scorer weights."""
+
+    name: str = "prefix"
+    queue_weight: float = 2.0
+    kv_weight: float = 2.0
+    prefix_weight: float = 3.0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """A cluster to replay a trace through: pods × tiers, a router and a latency profile."""
+
+    num_pods: int = 1
+    tiers: tuple[TierConfig, ...] = (TierConfig("gpu", 18_279),)
+    router: RouterConfig = field(default_factory=RouterConfig)
+    hardware: str = "h100-sxm"
+    model: str = "llama-3.1-8b"
+    enable_offload: bool = True  # demote evicted blocks to the next tier
+
+
+@dataclass(frozen=True, eq=False)
+class ReplayOutcome:
+    """Per-request results of replaying a trace through a cluster (arrays of length n).
+
+    hit_blocks[i, t] counts the prefix blocks of request i served by tier t (TIER_NAMES order);
+    the tiers' hits are consecutive: gpu first, then cpu, then disk, stopping at the first miss.
+    """
+
+    pod: np.ndarray  # int32 [n]
+    hit_blocks: np.ndarray  # int32 [n, len(TIER_NAMES)]
+    num_blocks: np.ndarray  # int32 [n], blocks in the request
+    cached_tokens: np.ndarray  # int64 [n, len(TIER_NAMES)], min(hits * block_tokens, input) split by tier
+    queue_s: np.ndarray  # float64 [n], waiting for the pod's prefill slot
+    load_s: np.ndarray  # float64 [n], loading lower-tier hits into HBM
+    prefill_s: np.ndarray  # float64 [n], computing uncached tokens
+    ttft_s: np.ndarray  # float64 [n] = queue_s + load_s + prefill_s
+    finish_s: np.ndarray  # float64 [n], absolute time the last output token is produced
+    stored_blocks: np.ndarray  # int32 [n], blocks demoted gpu→cpu while serving request i
+    predicted_hit_ratio: np.ndarray  # float64 [n], router's predicted prefix match on the chosen pod

@@ -1,0 +1,1 @@
+"""ingest layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""services layer (see DESIGN.md)."""

@@ -1,0 +1,190 @@
+"""The one chokepoint for SQL: run_query(store, name, **params) over queries/NAME.sql.
+
+Each file's header declares its parameters (`--   $name TYPE  description`); a description
+containing `optional` makes the parameter default to NULL, and `catalog:KEY` fills it with the
+metric catalog's name variants for KEY (callers never pass those). Parameters are always bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from dashboard.core import catalog
+from dashboard.core.config import QUERIES_DIR
+from dashboard.store.db import Store
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MAX_ROWS = 1_000_000
+_PARAM_LINE = re.compile(r"^--\s+\$(\w+)\s+([A-Z]+(?:\[\])?)\s*(.*)$")
+_NAME = re.compile(r"^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)?$")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter of a query file."""
+
+    name: str
+    sql_type: str
+    is_optional: bool
+    catalog_key: str | None
+
+
+@dataclass(frozen=True)
+class QueryFile:
+    """A parsed queries/NAME.sql: its text and declared parameters."""
+
+    name: str
+    path: Path
+    sql: str
+    params: tuple[Param, ...]
+
+
+@cache
+def load_query(name: str) -> QueryFile:
+    """Parse queries/NAME.sql (NAME may be `dir/name`); ValueError if unknown."""
+    if not _NAME.match(name):
+        raise ValueError(f"invalid query name {name!r}")
+    path = QUERIES_DIR / f"{name}.sql"
+    if not path.is_file():
+        raise ValueError(f"unknown query {name!r}; available: {', '.join(list_queries())}")
+    sql = path.read_text()
+    params = []
+    for line in sql.splitlines():
+        m = _PARAM_LINE.match(line)
+        if m:
+            pname, ptype, desc = m.groups()
+            key = re.search(r"catalog:(\w+)", desc)
+            params.append(Param(pname, ptype, "optional" in desc, key.group(1) if key else None))
+    used = set(re.findall(r"\$(\w+)", _strip_comments(sql)))
+    declared = {p.name for p in params}
+    assert used == declared, f"{path}: parameters used {sorted(used)} != declared {sorted(declared)}"
+    return QueryFile(name, path, sql, tuple(params))
+
+
+def list_queries() -> list[str]:
+    """Names of the runnable (non-schema, non-write) query files."""
+    return sorted(p.stem for p in QUERIES_DIR.glob("*.sql"))
+
+
+def run_query(
+    store: Store,
+    name: str,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    **params: Any,
+) -> pd.DataFrame:
+    """Run a named query with bound parameters on a fresh cursor and fetch every row."""
+    query = load_query(name)
+    bound = bind_params(query, params)
+    started = time.perf_counter()
+    cur = store.cursor()
+    timer = threading.Timer(timeout_s, cur.interrupt)
+    timer.start()
+    try:
+        cur.execute(query.sql, bound)
+        frame = _fetch_capped(cur, name, max_rows)
+    except Exception as exc:
+        if "INTERRUPT" in str(exc).upper():
+            raise ValueError(f"query {name} exceeded its {timeout_s:g} s time limit") from exc
+        raise
+    finally:
+        timer.cancel()
+        cur.close()
+    log.debug("query %s: %d rows in %.3f s", name, len(frame), time.perf_counter() - started)
+    return frame
+
+
+def execute_write(cursor: Any, name: str, **params: Any) -> None:
+    """Run a write statement (queries/write/NAME.sql) on a cursor inside a transaction."""
+    query = load_query(f"write/{name}")
+    cursor.execute(query.sql, bind_params(query, params))
+
+
+def bind_params(query: QueryFile, params: dict[str, Any]) -> dict[str, Any]:
+    """Check names against the header, coerce values to their declared types, fill defaults."""
+    declared = {p.name: p for p in query.params}
+    extra = sorted(set(params) - {n for n, p in declared.items() if p.catalog_key is None})
+    if extra:
+        raise ValueError(f"query {query.name}: unknown parameter(s) {', '.join(extra)}")
+    bound: dict[str, Any] = {}
+    for p in query.params:
+        if p.catalog_key is not None:
+            bound[p.name] = catalog.exported_names(p.catalog_key)
+        elif p.name in params and params[p.name] is not None:
+            bound[p.name] = coerce(p, params[p.name], query.name)
+        elif p.is_optional:
+            bound[p.name] = None
+        else:
+            raise ValueError(f"query {query.name}: missing parameter {p.name} ({p.sql_type})")
+    return bound
+
+
+def coerce(p: Param, value: Any, query_name: str) -> Any:
+    """Convert a CLI string or Python value to the parameter's SQL type."""
+    try:
+        if p.sql_type == "TIMESTAMP":
+            return parse_time(value)
+        if p.sql_type in ("DOUBLE", "FLOAT"):
+            return float(value)
+        if p.sql_type in ("INTEGER", "BIGINT"):
+            return int(value)
+        if p.sql_type.endswith("[]"):
+            return list(value) if not isinstance(value, str) else value.split(",")
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"query {query_name}: parameter {p.name}={value!r} is not a {p.sql_type}") from exc
+
+
+def parse_time(value: Any) -> datetime:
+    """ISO-8601 text, epoch seconds (number or numeric text) or a datetime → naive UTC datetime."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, (int, float)) or (isinstance(value, str) and _is_number(value)):
+        dt = datetime.fromtimestamp(float(value), tz=UTC)
+    elif isinstance(value, str):
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    elif isinstance(value, pd.Timestamp):
+        dt = value.to_pydatetime()
+    else:
+        raise ValueError(f"not a time: {value!r}")
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(UTC).replace(tzinfo=None)
+    return dt
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _strip_comments(sql: str) -> str:
+    return "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
+
+
+def _fetch_capped(cur: Any, name: str, max_rows: int) -> pd.DataFrame:
+    reader = cur.fetch_record_batch(rows_per_batch=100_000)
+    batches, num_rows = [], 0
+    for batch in reader:
+        num_rows += batch.num_rows
+        if num_rows > max_rows:
+            raise ValueError(f"query {name} returned more than {max_rows:,} rows; narrow the range")
+        batches.append(batch)
+    table = pa.Table.from_batches(batches, schema=reader.schema)
+    return table.to_pandas()

@@ -1,0 +1,47 @@
+"""Fixtures shared by every test: the real traces in ../shared/traces and a fresh DuckDB store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dashboard.store.db import Store, open_store
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS_DIR = REPO_ROOT / "test-artifacts"
+
+
+def shared_dir() -> Path:
+    """../shared beside the checkout, or $KVSCOPE_SHARED."""
+    return Path(os.environ.get("KVSCOPE_SHARED") or REPO_ROOT.parent / "shared")
+
+
+@pytest.fixture(scope="session")
+def traces_dir() -> Path:
+    """The real public traces; missing ones fail loudly rather than skip."""
+    path = shared_dir() / "traces"
+    assert path.is_dir(), f"real traces not found at {path} (set KVSCOPE_SHARED to the shared/ folder)"
+    return path
+
+
+@pytest.fixture(scope="session")
+def mooncake_conversation(traces_dir: Path) -> Path:
+    """Mooncake FAST'25 conversation trace (JSONL)."""
+    return traces_dir / "mooncake-fast25" / "conversation_trace.jsonl"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    """A new, migrated DuckDB file in a temp dir."""
+    s = open_store(tmp_path / "kvscope.duckdb")
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """Where tests leave screenshots and other files for people to look at."""
+    ARTIFACTS_DIR.mkdir(exist_ok=True)
+    return ARTIFACTS_DIR

@@ -1,0 +1,66 @@
+"""DESIGN.md's layer rules, checked by walking every module's imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "dashboard"
+
+# Rank of each layer: a module may import dashboard layers of lower or equal rank only.
+RANKS = {
+    "core": 0, "engine": 1, "ingest": 2, "store": 3, "services": 4,
+    "commands": 5, "cli": 5, "ui": 5, "app_pages": 6, "app": 7, "__main__": 8, "__init__": 0,
+}
+# Third-party packages only some layers may use.
+ONLY_IN = {
+    "streamlit": {"ui", "app_pages", "app"},
+    "duckdb": {"store"},
+    "prometheus_api_client": {"ingest"},
+    "requests": {"ingest"},
+    "urllib3": {"ingest"},
+    "http": {"ingest"},
+}
+
+
+def layer_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def imports_of(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "queries" not in p.parts)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_imports_only_lower_layers(path: Path) -> None:
+    layer = layer_of(path)
+    assert layer in RANKS, f"{path}: unknown layer {layer!r}; add it to DESIGN.md and RANKS"
+    for name in imports_of(path):
+        parts = name.split(".")
+        if parts[0] == "dashboard" and len(parts) > 1:
+            target = parts[1]
+            assert RANKS[target] <= RANKS[layer] or target == layer, (
+                f"{path.relative_to(PACKAGE)} ({layer}) imports {name} ({target}), a higher layer"
+            )
+        allowed = ONLY_IN.get(parts[0])
+        assert allowed is None or layer in allowed, (
+            f"{path.relative_to(PACKAGE)} ({layer}) imports {parts[0]}, allowed only in {sorted(allowed)}"
+        )
+
+
+def test_layer_walk_sees_the_engine() -> None:
+    # Guards the test itself: an empty walk would pass every rule.
+    assert any(layer_of(p) == "engine" for p in MODULES)
