@@ -102,6 +102,20 @@ class ClusterConfig:
     enable_offload: bool = True  # demote evicted blocks to the next tier
 
 
+@dataclass(frozen=True)
+class ClusterEvent:
+    """Something that happens to the cluster mid-replay, at time_s (trace seconds).
+
+    kind "restart": pod `pod` restarts, its caches are emptied (its counters reset downstream);
+    kind "router": from time_s on, requests are routed by `router`.
+    """
+
+    time_s: float
+    kind: str
+    pod: int = UNKNOWN
+    router: RouterConfig | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class ReplayOutcome:
     """Per-request results of replaying a trace through a cluster (arrays of length n).
