@@ -1,0 +1,69 @@
+"""Assemble a canonical Trace from per-request columns; every reader ends here."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard.core.types import UNKNOWN, Trace
+
+
+def dense_block_ids(raw_ids: np.ndarray) -> tuple[np.ndarray, int]:
+    """Map arbitrary int64 block ids to dense int32 ids 0..k-1 in order of first appearance."""
+    if raw_ids.size == 0:
+        return np.zeros(0, np.int32), 0
+    uniq, first, inverse = np.unique(raw_ids, return_index=True, return_inverse=True)
+    # NOTE: renumber by first appearance so ids are stable under appending requests.
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[inverse].astype(np.int32), int(uniq.size)
+
+
+def build_trace(
+    *,
+    arrival_s: np.ndarray,
+    block_counts: np.ndarray,
+    raw_block_ids: np.ndarray,
+    input_tokens: np.ndarray,
+    output_tokens: np.ndarray,
+    block_tokens: int,
+    source: str,
+    session_ids: np.ndarray | None = None,
+    turns: np.ndarray | None = None,
+    type_codes: np.ndarray | None = None,
+    type_names: tuple[str, ...] = (),
+    tenant_ids: np.ndarray | None = None,
+) -> Trace:
+    """A validated Trace; requests are stably sorted by arrival, ids made dense."""
+    n = int(arrival_s.shape[0])
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(block_counts, out=offsets[1:])
+    order = np.argsort(arrival_s, kind="stable")
+    if not np.array_equal(order, np.arange(n)):
+        starts, counts = offsets[:-1][order], np.asarray(block_counts)[order]
+        raw_block_ids = np.concatenate([raw_block_ids[s : s + c] for s, c in zip(starts, counts)] or [raw_block_ids[:0]])
+        np.cumsum(counts, out=offsets[1:])
+    dense, num_blocks = dense_block_ids(np.asarray(raw_block_ids, np.int64))
+
+    def column(values: np.ndarray | None, dtype: type) -> np.ndarray:
+        if values is None:
+            return np.full(n, UNKNOWN, dtype)
+        return np.asarray(values, dtype)[order]
+
+    trace = Trace(
+        arrival_s=np.asarray(arrival_s, np.float64)[order],
+        offsets=offsets,
+        block_ids=dense,
+        input_tokens=np.asarray(input_tokens, np.int64)[order],
+        output_tokens=np.asarray(output_tokens, np.int64)[order],
+        block_tokens=int(block_tokens),
+        num_blocks=num_blocks,
+        session_ids=column(session_ids, np.int64),
+        turns=column(turns, np.int32),
+        type_codes=column(type_codes, np.int16),
+        type_names=type_names,
+        tenant_ids=None if tenant_ids is None else np.asarray(tenant_ids, np.int32)[order],
+        source=source,
+    )
+    trace.validate()
+    return trace
