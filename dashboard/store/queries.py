@@ -143,7 +143,7 @@ def coerce(p: Param, value: Any, query_name: str) -> Any:
         if p.sql_type in ("INTEGER", "BIGINT"):
             return int(value)
         if p.sql_type.endswith("[]"):
-            return list(value) if not isinstance(value, str) else value.split(",")
+            return _as_list(value)
         return str(value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"query {query_name}: parameter {p.name}={value!r} is not a {p.sql_type}") from exc
@@ -166,6 +166,15 @@ def parse_time(value: Any) -> datetime:
     return dt
 
 
+def _as_list(value: Any) -> list:
+    """A list param from a list, a scalar, or comma-separated CLI text."""
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -179,7 +188,7 @@ def _strip_comments(sql: str) -> str:
 
 
 def _fetch_capped(cur: Any, name: str, max_rows: int) -> pd.DataFrame:
-    reader = cur.fetch_record_batch(rows_per_batch=100_000)
+    reader = cur.to_arrow_reader(100_000)  # NOTE: a DB-API cursor copies once; fine at our sizes
     batches, num_rows = [], 0
     for batch in reader:
         num_rows += batch.num_rows
