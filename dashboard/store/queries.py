@@ -95,8 +95,7 @@ def run_query(
     timer = threading.Timer(timeout_s, cur.interrupt)
     timer.start()
     try:
-        cur.execute(query.sql, bound)
-        frame = _fetch_capped(cur, name, max_rows)
+        frame = _fetch_capped(cur.sql(query.sql, params=bound), name, max_rows)
     except Exception as exc:
         if "INTERRUPT" in str(exc).upper():
             raise ValueError(f"query {name} exceeded its {timeout_s:g} s time limit") from exc
@@ -187,8 +186,8 @@ def _strip_comments(sql: str) -> str:
     return "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
 
 
-def _fetch_capped(cur: Any, name: str, max_rows: int) -> pd.DataFrame:
-    reader = cur.to_arrow_reader(100_000)  # NOTE: a DB-API cursor copies once; fine at our sizes
+def _fetch_capped(relation: Any, name: str, max_rows: int) -> pd.DataFrame:
+    reader = relation.to_arrow_reader(100_000)
     batches, num_rows = [], 0
     for batch in reader:
         num_rows += batch.num_rows

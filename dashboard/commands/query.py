@@ -1,0 +1,57 @@
+"""kvscope query NAME: run queries/NAME.sql with named parameters and print its rows."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import pandas as pd
+
+from dashboard.commands._common import add_db_argument, db_path
+from dashboard.services.queries import run_named_query
+
+NAME = "query"
+HELP = "run a named query from queries/ over the store and print its rows"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """NAME, --db, --param KEY=VALUE (repeatable), --format json|csv|table."""
+    parser.add_argument("name", help="query name, e.g. hit_rate or ttft_quantiles (file queries/NAME.sql)")
+    add_db_argument(parser)
+    parser.add_argument(
+        "--param", action="append", default=[], metavar="KEY=VALUE",
+        help="a named parameter; times are ISO-8601 or epoch seconds (UTC), lists comma-separated",
+    )
+    parser.add_argument("--format", choices=("json", "csv", "table"), default="table", help="output format")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the query read-only and print it in the chosen format."""
+    params = parse_params(args.param)
+    frame = run_named_query(db_path(args), args.name, params)
+    print_frame(frame, args.format)
+    return 0
+
+
+def parse_params(items: list[str]) -> dict[str, str]:
+    """KEY=VALUE strings to a dict; a malformed or repeated key is a ValueError."""
+    params: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param {item!r}: expected KEY=VALUE")
+        if key in params:
+            raise ValueError(f"--param {key} given twice")
+        params[key] = value
+    return params
+
+
+def print_frame(frame: pd.DataFrame, fmt: str) -> None:
+    """Print rows as a JSON list of objects, CSV, or an aligned table."""
+    if fmt == "json":
+        print(json.dumps(json.loads(frame.to_json(orient="records", date_format="iso", date_unit="s"))))
+    elif fmt == "csv":
+        frame.to_csv(sys.stdout, index=False, date_format="%Y-%m-%dT%H:%M:%S")
+    else:
+        print(frame.to_string(index=False) if len(frame) else "(no rows)")

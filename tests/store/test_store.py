@@ -1,0 +1,82 @@
+"""The store: migrations, idempotent writes, and bad input leaving the store as it was."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from dashboard.store.db import migration_files, open_store
+from dashboard.store.queries import list_queries, load_query
+from dashboard.store.writes import write_samples
+from tests.store.helpers import at, counter_rows, frame
+
+HITS = "vllm:prefix_cache_hits_total"
+
+
+def count(store, table: str) -> int:
+    return store.cursor().execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+
+
+def test_every_migration_is_applied_once_and_recorded(tmp_path):
+    path = tmp_path / "s.duckdb"
+    open_store(path).close()
+    store = open_store(path)  # reopening applies nothing new
+    versions = [r[0] for r in store.cursor().execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall()]
+    assert versions == [int(f.name[:3]) for f in migration_files()]
+    store.close()
+
+
+def test_writing_the_same_samples_twice_stores_them_once(store):
+    rows = frame(counter_rows(HITS, {"pod": "a"}, [1, 2, 3]))
+    assert write_samples(store, rows) == 3
+    assert write_samples(store, rows) == 0
+    assert count(store, "samples") == 3
+    assert count(store, "series") == 1
+
+
+def test_label_order_does_not_create_a_second_series(store):
+    write_samples(store, frame([(at(1), HITS, {"pod": "a", "model_name": "m"}, 1.0)]))
+    write_samples(store, frame([(at(2), HITS, {"model_name": "m", "pod": "a"}, 2.0)]))
+    assert count(store, "series") == 1
+
+
+def test_a_bad_batch_leaves_the_store_unchanged(store):
+    write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, [1, 2])))
+    bad = frame(counter_rows(HITS, {"pod": "b"}, [1, 2]) + [(at(3), None, {"pod": "b"}, 3.0)])
+    with pytest.raises(ValueError, match="no metric name"):
+        write_samples(store, bad)
+    broken_ts = pd.DataFrame({"ts": ["not a time"], "metric": [HITS], "labels": [{"pod": "c"}], "value": [1.0]})
+    with pytest.raises(Exception):
+        write_samples(store, broken_ts)
+    assert count(store, "samples") == 2
+    assert count(store, "series") == 1
+
+
+def test_missing_columns_are_named(store):
+    with pytest.raises(ValueError, match="missing column.*value"):
+        write_samples(store, pd.DataFrame({"ts": [at(1)], "metric": [HITS], "labels": [{}]}))
+
+
+def test_read_only_store_refuses_writes(tmp_path):
+    path = tmp_path / "s.duckdb"
+    open_store(path).close()
+    store = open_store(path, read_only=True)
+    with pytest.raises(ValueError, match="read-only"):
+        write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, [1])))
+    store.close()
+
+
+@pytest.mark.parametrize("name", list_queries())
+def test_every_query_file_documents_its_purpose_grain_and_columns(name):
+    text = load_query(name).sql
+    header = [line for line in text.splitlines() if line.startswith("--")]
+    assert header and header[0].startswith(f"-- {name}:"), f"{name}.sql must start with '-- {name}: purpose'"
+    assert any("Grain:" in line for line in header), f"{name}.sql header lacks 'Grain:'"
+    assert any("Columns:" in line for line in header), f"{name}.sql header lacks 'Columns:'"
+
+
+def test_unknown_query_names_list_the_available_ones():
+    with pytest.raises(ValueError, match="available: .*hit_rate"):
+        load_query("no_such_query")
+    with pytest.raises(ValueError, match="invalid query name"):
+        load_query("../etc/passwd")
