@@ -25,6 +25,8 @@ def write_samples(store: Store, samples: pa.Table | pd.DataFrame, where: str = "
     table = _with_map_labels(_as_arrow(samples, SAMPLE_COLUMNS, where))
     if table.num_rows and pc.any(pc.is_null(table["metric"])).as_py():
         raise ValueError(f"{where}: a sample has no metric name")
+    table = _cast_column(table, "ts", pa.timestamp("us"), where)
+    table = _cast_column(table, "value", pa.float64(), where)
     with store.transaction() as cur:
         before = cur.execute("SELECT count(*) FROM samples").fetchall()[0][0]
         # NOTE: the registration lives on this transaction's cursor and ends with it.
@@ -81,6 +83,18 @@ def _with_map_labels(table: pa.Table) -> pa.Table:
         for d in labels.to_pylist()
     ]
     return table.set_column(table.column_names.index("labels"), "labels", pa.array(items, LABELS_TYPE))
+
+
+def _cast_column(table: pa.Table, name: str, to: pa.DataType, where: str) -> pa.Table:
+    """The column cast to `to` (UTC-naive for timestamps), or a ValueError naming it."""
+    column = table[name]
+    if pa.types.is_timestamp(column.type) and column.type.tz is not None:
+        column = pc.cast(column, pa.timestamp("us", tz="UTC")).cast(pa.timestamp("us"))
+    try:
+        column = column.cast(to)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise ValueError(f"{where}: column {name!r} is not {to}: {exc}") from None
+    return table.set_column(table.column_names.index(name), name, column)
 
 
 def _as_arrow(data: pa.Table | pd.DataFrame, columns: tuple[str, ...], where: str) -> pa.Table:

@@ -46,7 +46,7 @@ def test_a_bad_batch_leaves_the_store_unchanged(store):
     with pytest.raises(ValueError, match="no metric name"):
         write_samples(store, bad)
     broken_ts = pd.DataFrame({"ts": ["not a time"], "metric": [HITS], "labels": [{"pod": "c"}], "value": [1.0]})
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError, match="column 'ts'"):
         write_samples(store, broken_ts)
     assert count(store, "samples") == 2
     assert count(store, "series") == 1
