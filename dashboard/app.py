@@ -1,0 +1,31 @@
+"""kvscope's Streamlit entry point: the page router, the frame and the shared sidebar."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.ui import cached, sidebar
+
+PAGES_DIR = "app_pages"
+
+
+def main() -> None:
+    """Set up the frame, render the shared sidebar, run the selected page."""
+    st.set_page_config(page_title="kvscope", page_icon="🗂️", layout="wide")
+    pages = [
+        st.Page(f"{PAGES_DIR}/overview.py", title="Overview", icon="📈", default=True),
+        st.Page(f"{PAGES_DIR}/whatif.py", title="What-if lab", icon="🧪"),
+    ]
+    nav = st.navigation(pages)
+    st.sidebar.title("kvscope")
+    st.sidebar.caption("Is prefix caching working, and what would make it work better?")
+    store = cached.get_store()
+    path = str(cached.store_path())
+    bounds = cached.bounds(path) if store is not None else None
+    st.session_state["app_store_path"] = path
+    st.session_state["app_bounds"] = bounds
+    st.session_state["app_selection"] = sidebar.render(path, bounds) if bounds and not bounds.is_empty else None
+    nav.run()
+
+
+main()

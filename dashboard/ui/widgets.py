@@ -1,0 +1,69 @@
+"""Small Streamlit pieces the pages share: context, empty-store guidance, KPIs, a chart slot."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.services.overview import Bounds, Kpis, TimeRange
+from dashboard.ui.charts import add_annotations
+from dashboard.ui.sidebar import Selection
+from dashboard.ui.theme import PLOTLY_CONFIG
+
+OVERVIEW_METRICS = (
+    "prefix_cache_hits", "external_prefix_cache_hits", "ttft_seconds", "kv_cache_usage",
+    "cache_config_info", "kv_offload_store_bytes", "epp_scheduler_attempts",
+)
+
+
+def page_context() -> tuple[str, Bounds | None, Selection | None]:
+    """Store path, bounds and sidebar selection set by app.py for this run."""
+    return (
+        st.session_state.get("app_store_path", ""),
+        st.session_state.get("app_bounds"),
+        st.session_state.get("app_selection"),
+    )
+
+
+def no_data_message(path: str) -> None:
+    """Tell the user how to get data into an empty or missing store."""
+    st.info(
+        f"No metric samples in `{path}` yet.\n\n"
+        "- `make run` loads the embedded sample cluster on first start;\n"
+        f"- `kvscope load-sample --db {path}` loads it by hand;\n"
+        f"- `kvscope collect --prometheus URL --db {path}` pulls a live cluster (see README)."
+    )
+
+
+def kpi_row(k: Kpis, tr: TimeRange) -> None:
+    """Headline numbers over the selected range."""
+    cols = st.columns(5)
+    cols[0].metric("GPU prefix hit rate", _pct(k.gpu_hit_rate), help="token-weighted, whole range")
+    cols[1].metric("Offload-tier hit rate", _pct(k.offload_hit_rate), help="of tokens queried from the connector")
+    cols[2].metric("TTFT p50", _secs(k.ttft_p50_s))
+    cols[3].metric("TTFT p99", _secs(k.ttft_p99_s))
+    cols[4].metric("Requests", "—" if k.num_requests is None else f"{k.num_requests:,.0f}")
+    st.caption(f"{tr.start:%Y-%m-%d %H:%M} → {tr.end:%H:%M} UTC · window {tr.step_s:g} s")
+
+
+def chart(fig: go.Figure, notes: pd.DataFrame | None, missing: dict[str, str], keys: tuple[str, ...]) -> None:
+    """Draw fig with event markers, or say which metric the stack does not export."""
+    absent = [k for k in keys if k in missing]
+    if absent:
+        title = fig.layout.title.text or "chart"
+        st.warning(f"**{title}**: not exported by this stack (needs {missing[absent[0]]}).")
+        return
+    if notes is not None and len(notes):
+        add_annotations(fig, notes)
+    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, use_container_width=True)
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def _secs(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"

@@ -1,0 +1,87 @@
+"""The real app in a real headless Chromium: charts render, no error box; screenshot kept."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.ui.fixtures import build_store
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM_FLAGS = (
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+)
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing in CI (.ci/run installs it: apt-get install chromium)")
+        pytest.skip("headless browser test needs chromium: apt-get install chromium")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url: str, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"streamlit did not answer at {url} within {timeout_s} s")
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    db = build_store(tmp_path / "kvscope.duckdb")
+    port = free_port()
+    env = {**os.environ, "KVSCOPE_DB": str(db)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"),
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for(url + "/_stcore/health")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_overview_renders_charts_in_a_real_browser(app_url, artifacts_dir):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
+        page = browser.new_page(viewport={"width": 1500, "height": 2400})
+        page.goto(app_url, wait_until="domcontentloaded")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 9", timeout=60_000)
+        page.wait_for_timeout(1500)  # NOTE: let the last charts finish drawing before the picture
+        num_charts = page.locator(".js-plotly-plot").count()
+        num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
+        page.screenshot(path=str(artifacts_dir / "overview.png"), full_page=True)
+        browser.close()
+    assert num_charts >= 9
+    assert num_errors == 0
+    assert (artifacts_dir / "overview.png").stat().st_size > 50_000, "screenshot is blank"
