@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from array import array
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from dashboard.core.types import Trace
 from dashboard.engine.readers.canonical import build_trace
+from dashboard.engine.readers.jsonl import int_list, number, records
 
 BLOCK_TOKENS = 512
 FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
@@ -19,25 +19,13 @@ def read_mooncake(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
     """Read a Mooncake trace, streaming line by line into compact arrays."""
     path = Path(path)
     ts, inp, out, counts, ids = array("d"), array("q"), array("q"), array("q"), array("q")
-    with path.open("rb") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            missing = [f for f in FIELDS if f not in rec]
-            if missing:
-                raise ValueError(f"{path}:{lineno}: missing field {missing[0]!r}")
-            hash_ids = rec["hash_ids"]
-            if not isinstance(hash_ids, list) or not all(isinstance(h, int) for h in hash_ids):
-                raise ValueError(f"{path}:{lineno}: field 'hash_ids' must be a list of integers")
-            ts.append(float(rec["timestamp"]) / 1000.0)
-            inp.append(int(rec["input_length"]))
-            out.append(int(rec["output_length"]))
-            counts.append(len(hash_ids))
-            ids.extend(hash_ids)
+    for lineno, rec in records(path, FIELDS):
+        hash_ids = int_list(path, lineno, rec, "hash_ids")
+        ts.append(number(path, lineno, rec, "timestamp") / 1000.0)
+        inp.append(int(number(path, lineno, rec, "input_length")))
+        out.append(int(number(path, lineno, rec, "output_length")))
+        counts.append(len(hash_ids))
+        ids.extend(hash_ids)
     return build_trace(
         arrival_s=np.frombuffer(ts, np.float64),
         block_counts=np.frombuffer(counts, np.int64),
