@@ -1,0 +1,51 @@
+"""kvscope mrc TRACE: the exact LRU miss-ratio curve of a trace, in one pass."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from dashboard.commands._common import emit_json
+from dashboard.commands._trace_args import add_trace_arguments, load_trace
+from dashboard.engine.mrc import default_capacities, lru_mrc
+
+NAME = "mrc"
+HELP = "hit ratio versus cache capacity (exact one-pass LRU miss-ratio curve)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """TRACE, --format, --block-tokens, --policy, --points, --capacities, --json."""
+    add_trace_arguments(parser)
+    parser.add_argument("--policy", choices=("lru",), default="lru",
+                        help="eviction policy (the one-pass curve is exact for LRU)")
+    parser.add_argument("--points", type=int, default=50, help="log-spaced capacities (default 50)")
+    parser.add_argument("--capacities", default=None,
+                        help="comma-separated capacities in blocks instead of the log grid")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compute and print the curve."""
+    if args.points < 2:
+        raise ValueError(f"--points must be at least 2, got {args.points}")
+    trace = load_trace(args)
+    caps = _capacities(args.capacities) if args.capacities else default_capacities(trace.num_blocks, args.points)
+    curve = lru_mrc(trace, caps)
+    if args.json:
+        emit_json(curve.to_dict())
+        return 0
+    print(f"{'capacity_blocks':>16} {'block_hit_ratio':>16} {'token_hit_ratio':>16}")
+    for c, b, t in zip(curve.capacity_blocks, curve.block_hit_ratio, curve.token_hit_ratio, strict=True):
+        print(f"{c:>16,} {b:>16.6f} {t:>16.6f}")
+    return 0
+
+
+def _capacities(text: str) -> np.ndarray:
+    try:
+        caps = np.array([int(v) for v in text.split(",") if v.strip()], dtype=np.int64)
+    except ValueError:
+        raise ValueError(f"--capacities {text!r}: expected comma-separated whole numbers") from None
+    if caps.size == 0 or caps.min() < 0:
+        raise ValueError("--capacities needs at least one non-negative number")
+    return np.sort(caps)

@@ -1,0 +1,28 @@
+"""`kvscope mrc` prints the exact LRU curve; its points equal the reference figures."""
+
+from __future__ import annotations
+
+import json
+
+from dashboard.cli import main
+
+
+def test_mrc_json_is_one_object_with_equal_length_lists(mooncake_conversation, capsys):
+    code = main(["mrc", str(mooncake_conversation), "--format", "mooncake", "--capacities", "18279,182790", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.count("\n") == 1
+    curve = json.loads(out)
+    assert curve["capacity_blocks"] == [18279, 182790]
+    assert [round(v, 6) for v in curve["block_hit_ratio"]] == [0.278912, 0.366412]
+    assert len(curve["token_hit_ratio"]) == 2
+
+
+def test_mrc_rejects_bad_capacities_with_one_line(mooncake_conversation, capsys):
+    code = main(["mrc", str(mooncake_conversation), "--capacities", "ten"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--capacities" in err[0]
+
+
+def test_mrc_on_a_missing_file_names_it(tmp_path, capsys):
+    code = main(["mrc", str(tmp_path / "absent.jsonl")])
+    assert code == 2 and "absent.jsonl" in capsys.readouterr().err
