@@ -1,0 +1,157 @@
+"""The compiled cluster replay: route, staged tier lookup, tail-first update with demotion, FCFS timing."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from dashboard.engine import routers as R
+from dashboard.engine.latency import time_heap_pop, time_heap_push
+from dashboard.engine.policies.dispatch import access, contains, insert, touch
+from dashboard.engine.policies.state import clear_cache
+
+
+@njit(cache=True)
+def insert_cascade(st: tuple, first_cache: int, num_tiers: int, b: int, tick: int, info: tuple,
+                   enable_offload: bool) -> int:
+    """Insert b into the top tier; each eviction is demoted one tier down. Returns blocks written below the top."""
+    stored, t, cur = 0, 0, b
+    while True:
+        c = first_cache + t
+        if contains(st, c, cur):
+            touch(st, c, cur, tick, info)
+            return stored
+        v = insert(st, c, cur, tick, info)
+        if v < 0 or not enable_offload or t + 1 >= num_tiers:
+            return stored
+        if t == 0 and not contains(st, c + 1, v):
+            stored += 1
+        cur, t = v, t + 1
+
+
+@njit(cache=True)
+def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tuple, num_tiers: int,
+               view_base: int, tier_weight: np.ndarray, queue_len: np.ndarray, kv_util: np.ndarray,
+               counters: np.ndarray, rng: np.ndarray, affinity_pod: int, last_cold: np.ndarray) -> tuple:
+    """(pod, predicted match ratio) for request i under router rid."""
+    num_pods = queue_len.shape[0]
+    m = blocks.shape[0]
+    if rid == R.ROUND_ROBIN:
+        counters[0] += 1
+        return (counters[0] - 1) % num_pods, 0.0
+    if rid == R.RANDOM:
+        return R.lcg_next(rng) % num_pods, 0.0
+    if rid == R.SESSION_AFFINITY:
+        return affinity_pod, 0.0
+    if rid == R.LEAST_LOADED:
+        best = 0
+        for p in range(1, num_pods):
+            if queue_len[p] < queue_len[best] or (queue_len[p] == queue_len[best] and kv_util[p] < kv_util[best]):
+                best = p
+        return best, 0.0
+    matched = np.zeros(num_pods)
+    ones = np.ones(1)
+    for p in range(num_pods):
+        if rid == R.PRECISE_PREFIX:
+            matched[p] = R.staged_match(st, p * num_tiers, num_tiers, blocks, tier_weight)
+        else:
+            matched[p] = R.staged_match(st, view_base + p, 1, blocks, ones)
+    if rid == R.NO_HIT_LRU and matched.max() == 0.0:
+        best = 0
+        for p in range(1, num_pods):
+            if last_cold[p] < last_cold[best]:
+                best = p
+        last_cold[best] = i
+        return best, 0.0
+    best = R.score_pods(matched, m, weights, queue_len, kv_util)
+    return best, (matched[best] / m if m > 0 else 0.0)
+
+
+@njit(cache=True)
+def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, block_tokens, req_score, next_use,
+                affinity, st, info, num_pods, tier_ids, tier_weight, enable_offload, view_base, seg_time,
+                seg_router, seg_weights, seg_seed, ev_time, ev_pod, lat, hbm_capacity):
+    """Replay every request in arrival order; returns the ReplayOutcome arrays in field order."""
+    n = arrival_s.shape[0]
+    num_tiers = tier_ids.shape[0]
+    pod_of = np.zeros(n, np.int32)
+    hit_blocks = np.zeros((n, 3), np.int32)
+    cached = np.zeros((n, 3), np.int64)
+    queue_s, load_s, prefill_s = np.zeros(n), np.zeros(n), np.zeros(n)
+    ttft_s, finish_s = np.zeros(n), np.zeros(n)
+    stored = np.zeros(n, np.int32)
+    predicted = np.zeros(n)
+    queue_len, inflight = np.zeros(num_pods), np.zeros(num_pods)
+    kv_util, free_at = np.zeros(num_pods), np.zeros(num_pods)
+    last_cold = np.full(num_pods, -1.0)
+    counters = np.zeros(1, np.int64)
+    rng = np.array([seg_seed[0]], np.int64)
+    st_t, st_p, st_b = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    fi_t, fi_p, fi_b = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    st_n, fi_n, seg, ev, tick = 0, 0, 0, 0, 0
+    for i in range(n):
+        now = arrival_s[i]
+        while ev < ev_time.shape[0] and ev_time[ev] <= now:
+            for t in range(num_tiers):
+                clear_cache(st, ev_pod[ev] * num_tiers + t)
+            if view_base >= 0:
+                clear_cache(st, view_base + ev_pod[ev])
+            ev += 1
+        while seg + 1 < seg_time.shape[0] and seg_time[seg + 1] <= now:
+            seg += 1
+            rng[0] = seg_seed[seg]
+        while st_n > 0 and st_t[0] <= now:
+            queue_len[st_p[0]] -= 1
+            st_n = time_heap_pop(st_t, st_p, st_b, st_n)
+        while fi_n > 0 and fi_t[0] <= now:
+            inflight[fi_p[0]] -= fi_b[0]
+            fi_n = time_heap_pop(fi_t, fi_p, fi_b, fi_n)
+        for p in range(num_pods):
+            kv_util[p] = min(inflight[p] / hbm_capacity[p], 1.0) if hbm_capacity[p] > 0 else 1.0
+        lo, hi = offsets[i], offsets[i + 1]
+        blocks = block_ids[lo:hi]
+        pod, pred = choose_pod(seg_router[seg], seg_weights[seg], i, blocks, st, num_tiers, view_base,
+                               tier_weight, queue_len, kv_util, counters, rng, affinity[i], last_cold)
+        pod_of[i], predicted[i] = pod, pred
+        first = pod * num_tiers
+        hit_tier = np.zeros(hi - lo, np.int64)
+        k = 0
+        for t in range(num_tiers):
+            while k < hi - lo and contains(st, first + t, blocks[k]):
+                hit_tier[k] = t
+                hit_blocks[i, tier_ids[t]] += 1
+                k += 1
+        num_hits = k
+        for k in range(hi - lo - 1, -1, -1):
+            b = blocks[k]
+            tick += 1
+            info.next_use[b] = next_use[lo + k]
+            info.score[b] = max(info.score[b], req_score[i])
+            if contains(st, first, b):
+                touch(st, first, b, tick, info)
+                continue
+            if k < num_hits and hit_tier[k] > 0 and contains(st, first + hit_tier[k], b):
+                touch(st, first + hit_tier[k], b, tick, info)
+            stored[i] += insert_cascade(st, first, num_tiers, b, tick, info, enable_offload)
+        if view_base >= 0:
+            for k in range(hi - lo - 1, -1, -1):
+                access(st, view_base + pod, blocks[k], tick, info)
+        done, cum = 0, 0
+        for t in range(3):
+            cum += hit_blocks[i, t]
+            upto = min(cum * block_tokens, input_tokens[i])
+            cached[i, t] = upto - done
+            done = upto
+        load_s[i] = cached[i, 1] * lat[2] + cached[i, 2] * lat[3]
+        prefill_s[i] = (input_tokens[i] - done) * lat[0]
+        start = max(now, free_at[pod])
+        queue_s[i] = start - now
+        free_at[pod] = start + load_s[i] + prefill_s[i]
+        ttft_s[i] = queue_s[i] + load_s[i] + prefill_s[i]
+        finish_s[i] = now + ttft_s[i] + output_tokens[i] * lat[1]
+        if start > now:
+            queue_len[pod] += 1
+            st_n = time_heap_push(st_t, st_p, st_b, st_n, start, pod, 0)
+        inflight[pod] += hi - lo
+        fi_n = time_heap_push(fi_t, fi_p, fi_b, fi_n, finish_s[i], pod, hi - lo)
+    return (pod_of, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted)

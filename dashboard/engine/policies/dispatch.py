@@ -1,0 +1,115 @@
+"""One entry point per cache operation, dispatched on the cache's integer policy id.
+
+Every policy module exposes hit / insert / evict kernels over a CacheState row; this module picks
+the one for cache c so the cluster kernel compiles once for any mix of policies per tier.
+`info` is a BlockInfo of global per-block keys the kernel refreshes before each access:
+`score` (learned key), `next_use` (oracle: next request index using the block, n if never) and
+`tie` (−(depth·2³¹ + block id): smaller means deeper, used by the heap policies' tie-break).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from dashboard.engine.policies import fifo, learned, lfu, lru, oracle, s3fifo
+from dashboard.engine.policies.state import MAIN, SMALL, CacheState
+
+
+@njit(cache=True)
+def contains(st: CacheState, c: int, b: int) -> bool:
+    """Whether block b is resident in cache c (ghost keys are not)."""
+    w = st.where[c, b]
+    return w == 1 or w == 2
+
+
+@njit(cache=True)
+def size(st: CacheState, c: int) -> int:
+    """Resident blocks of cache c."""
+    return st.lsize[c, MAIN] + st.lsize[c, SMALL]
+
+
+@njit(cache=True)
+def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
+    """Record a hit on resident block b."""
+    p = st.pol[c]
+    if p == lru.POLICY_ID:
+        lru.hit(st, c, b, tick, info)
+    elif p == fifo.POLICY_ID:
+        fifo.hit(st, c, b, tick, info)
+    elif p == lfu.POLICY_ID:
+        lfu.hit(st, c, b, tick, info)
+    elif p == s3fifo.POLICY_ID:
+        s3fifo.hit(st, c, b, tick, info)
+    elif p == oracle.POLICY_ID:
+        oracle.hit(st, c, b, tick, info)
+    else:
+        learned.hit(st, c, b, tick, info)
+
+
+@njit(cache=True)
+def _evict(st: CacheState, c: int) -> int:
+    p = st.pol[c]
+    if p == lru.POLICY_ID:
+        return lru.evict(st, c)
+    if p == fifo.POLICY_ID:
+        return fifo.evict(st, c)
+    if p == lfu.POLICY_ID:
+        return lfu.evict(st, c)
+    if p == s3fifo.POLICY_ID:
+        return s3fifo.evict(st, c)
+    if p == oracle.POLICY_ID:
+        return oracle.evict(st, c)
+    return learned.evict(st, c)
+
+
+@njit(cache=True)
+def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
+    """Insert absent block b; return the block evicted to stay within capacity, or -1."""
+    p = st.pol[c]
+    if p == lru.POLICY_ID:
+        lru.insert(st, c, b, tick, info)
+    elif p == fifo.POLICY_ID:
+        fifo.insert(st, c, b, tick, info)
+    elif p == lfu.POLICY_ID:
+        lfu.insert(st, c, b, tick, info)
+    elif p == s3fifo.POLICY_ID:
+        s3fifo.insert(st, c, b, tick, info)
+    elif p == oracle.POLICY_ID:
+        oracle.insert(st, c, b, tick, info)
+    else:
+        learned.insert(st, c, b, tick, info)
+    if size(st, c) > st.cap[c]:
+        return _evict(st, c)
+    return -1
+
+
+@njit(cache=True)
+def access(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
+    """Touch b if resident, else insert it; return the evicted block or -1."""
+    if contains(st, c, b):
+        touch(st, c, b, tick, info)
+        return -1
+    return insert(st, c, b, tick, info)
+
+
+def block_tie_keys(offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int) -> np.ndarray:
+    """Tie key per block: −(depth·2³¹ + id), depth = the block's position in its prefix chain."""
+    depth = np.zeros(num_blocks, np.int64)
+    positions = np.arange(block_ids.shape[0], dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
+    depth[block_ids] = positions
+    return -(depth * (1 << 31) + np.arange(num_blocks, dtype=np.int64))
+
+
+@njit(cache=True)
+def next_use_of_accesses(offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int) -> np.ndarray:
+    """For each access, the index of the next request that uses the same block (n if none)."""
+    n = offsets.shape[0] - 1
+    last = np.full(num_blocks, n, np.int64)
+    out = np.empty(block_ids.shape[0], np.int64)
+    for i in range(n - 1, -1, -1):
+        for k in range(offsets[i], offsets[i + 1]):
+            out[k] = last[block_ids[k]]
+        for k in range(offsets[i], offsets[i + 1]):
+            last[block_ids[k]] = i
+    return out

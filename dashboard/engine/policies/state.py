@@ -1,0 +1,178 @@
+"""Per-cache state shared by every policy kernel: intrusive lists and a lazy min-heap over arrays.
+
+One CacheState holds C caches (pods × tiers, plus the router's approximate views) side by side,
+so one compiled kernel drives any mix of policies. Row c of every 2-D array belongs to cache c.
+
+Invariants (checked by the twins in tests/engine):
+- `where[c, b]`: 0 absent, 1 resident (main list / heap), 2 resident in S3-FIFO's small queue,
+  3 in S3-FIFO's ghost queue (a remembered key, not resident).
+- Lists: circular doubly linked lists threaded through `prev[c, :]`/`nxt[c, :]` (int32) with one
+  sentinel per list at index num_blocks + L (L = 0 main, 1 small, 2 ghost). `nxt[c, sentinel]` is
+  the most recently pushed block, `prev[c, sentinel]` the oldest. Unlink and push are O(1) and
+  allocate nothing. `lsize[c, L]` counts list members; heap policies use `lsize[c, 0]` as their size.
+- Heap: a binary min-heap of (hk1, hk2, hblk) entries, ordered by (hk1, hk2). Entries are lazily
+  deleted: an entry is live only while its block is resident and its keys equal `k1[c, b]`,
+  `k2[c, b]`. When the heap fills it is compacted to the live entries (at most one per block).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+NUM_LISTS = 3
+MAIN, SMALL, GHOST = 0, 1, 2
+
+CacheState = namedtuple("CacheState", "where prev nxt lsize k1 k2 hk1 hk2 hblk hsize cap pol")
+BlockInfo = namedtuple("BlockInfo", "score next_use tie")  # global per-block keys, see dispatch.py
+
+
+def make_state(capacities: np.ndarray, policy_ids: np.ndarray, num_blocks: int, heap_slots: int) -> CacheState:
+    """Empty state for len(capacities) caches over num_blocks block ids."""
+    num_caches = int(capacities.shape[0])
+    st = CacheState(
+        where=np.zeros((num_caches, num_blocks), np.int8),
+        prev=np.zeros((num_caches, num_blocks + NUM_LISTS), np.int32),
+        nxt=np.zeros((num_caches, num_blocks + NUM_LISTS), np.int32),
+        lsize=np.zeros((num_caches, NUM_LISTS), np.int64),
+        k1=np.zeros((num_caches, num_blocks), np.float64),
+        k2=np.zeros((num_caches, num_blocks), np.int64),
+        hk1=np.zeros((num_caches, heap_slots), np.float64),
+        hk2=np.zeros((num_caches, heap_slots), np.int64),
+        hblk=np.zeros((num_caches, heap_slots), np.int32),
+        hsize=np.zeros(num_caches, np.int64),
+        cap=np.asarray(capacities, np.int64).copy(),
+        pol=np.asarray(policy_ids, np.int64).copy(),
+    )
+    for c in range(num_caches):
+        clear_cache(st, c)
+    return st
+
+
+@njit(cache=True)
+def clear_cache(st: CacheState, c: int) -> None:
+    """Empty cache c: no resident blocks, empty lists, empty heap."""
+    st.where[c, :] = 0
+    base = st.prev.shape[1] - NUM_LISTS
+    for lst in range(NUM_LISTS):
+        st.prev[c, base + lst] = base + lst
+        st.nxt[c, base + lst] = base + lst
+        st.lsize[c, lst] = 0
+    st.hsize[c] = 0
+
+
+@njit(cache=True)
+def list_unlink(st: CacheState, c: int, b: int, lst: int) -> None:
+    """Remove b from list lst of cache c in O(1)."""
+    p = st.prev[c, b]
+    n = st.nxt[c, b]
+    st.nxt[c, p] = n
+    st.prev[c, n] = p
+    st.lsize[c, lst] -= 1
+
+
+@njit(cache=True)
+def list_push_front(st: CacheState, c: int, b: int, lst: int) -> None:
+    """Make b the most recent member of list lst of cache c."""
+    s = st.prev.shape[1] - NUM_LISTS + lst
+    first = st.nxt[c, s]
+    st.nxt[c, s] = b
+    st.prev[c, b] = s
+    st.nxt[c, b] = first
+    st.prev[c, first] = b
+    st.lsize[c, lst] += 1
+
+
+@njit(cache=True)
+def list_oldest(st: CacheState, c: int, lst: int) -> int:
+    """The oldest member of list lst (the sentinel's prev); caller checks lsize first."""
+    return st.prev[c, st.prev.shape[1] - NUM_LISTS + lst]
+
+
+@njit(cache=True)
+def _less(st: CacheState, c: int, i: int, j: int) -> bool:
+    a = st.hk1[c, i]
+    b = st.hk1[c, j]
+    return a < b or (a == b and st.hk2[c, i] < st.hk2[c, j])
+
+
+@njit(cache=True)
+def _swap(st: CacheState, c: int, i: int, j: int) -> None:
+    st.hk1[c, i], st.hk1[c, j] = st.hk1[c, j], st.hk1[c, i]
+    st.hk2[c, i], st.hk2[c, j] = st.hk2[c, j], st.hk2[c, i]
+    st.hblk[c, i], st.hblk[c, j] = st.hblk[c, j], st.hblk[c, i]
+
+
+@njit(cache=True)
+def _sift_down(st: CacheState, c: int, i: int) -> None:
+    n = st.hsize[c]
+    while True:
+        left = 2 * i + 1
+        if left >= n:
+            return
+        small = left
+        if left + 1 < n and _less(st, c, left + 1, left):
+            small = left + 1
+        if not _less(st, c, small, i):
+            return
+        _swap(st, c, i, small)
+        i = small
+
+
+@njit(cache=True)
+def _is_live(st: CacheState, c: int, i: int) -> bool:
+    b = st.hblk[c, i]
+    return st.where[c, b] == 1 and st.hk1[c, i] == st.k1[c, b] and st.hk2[c, i] == st.k2[c, b]
+
+
+@njit(cache=True)
+def _compact(st: CacheState, c: int) -> None:
+    # NOTE: live entries are marked by negating where[] so a block keeps exactly one entry.
+    n = 0
+    for i in range(st.hsize[c]):
+        if _is_live(st, c, i):
+            st.where[c, st.hblk[c, i]] = -1
+            st.hk1[c, n] = st.hk1[c, i]
+            st.hk2[c, n] = st.hk2[c, i]
+            st.hblk[c, n] = st.hblk[c, i]
+            n += 1
+    for i in range(n):
+        st.where[c, st.hblk[c, i]] = 1
+    st.hsize[c] = n
+    for i in range(n // 2 - 1, -1, -1):
+        _sift_down(st, c, i)
+
+
+@njit(cache=True)
+def heap_push(st: CacheState, c: int, b: int) -> None:
+    """Add an entry for b with its current keys k1[c, b], k2[c, b]."""
+    if st.hsize[c] == st.hk1.shape[1]:
+        _compact(st, c)
+    i = st.hsize[c]
+    st.hsize[c] = i + 1
+    st.hk1[c, i] = st.k1[c, b]
+    st.hk2[c, i] = st.k2[c, b]
+    st.hblk[c, i] = b
+    while i > 0:
+        parent = (i - 1) // 2
+        if not _less(st, c, i, parent):
+            break
+        _swap(st, c, i, parent)
+        i = parent
+
+
+@njit(cache=True)
+def heap_pop_live(st: CacheState, c: int) -> int:
+    """Remove and return the resident block with the smallest (k1, k2); -1 if none."""
+    while st.hsize[c] > 0:
+        live = _is_live(st, c, 0)
+        b = st.hblk[c, 0]
+        last = st.hsize[c] - 1
+        _swap(st, c, 0, last)
+        st.hsize[c] = last
+        _sift_down(st, c, 0)
+        if live:
+            return b
+    return -1

@@ -1,0 +1,153 @@
+"""Replay API: one LRU/any-policy cache (`replay_single_cache`) and a whole cluster (`simulate`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard.core.types import (
+    TIER_NAMES,
+    ClusterConfig,
+    ClusterEvent,
+    ReplayOutcome,
+    RouterConfig,
+    TierConfig,
+    Trace,
+)
+from dashboard.engine import routers
+from dashboard.engine.cluster_kernel import run_cluster
+from dashboard.engine.latency import latency_model
+from dashboard.engine.policies import policy_info
+from dashboard.engine.policies.dispatch import block_tie_keys, next_use_of_accesses
+from dashboard.engine.policies.learned import LearnedOptions, continuation_keys
+from dashboard.engine.policies.lru import replay_lru_single
+from dashboard.engine.policies.state import BlockInfo, make_state
+from dashboard.engine.sessions import session_structure
+
+__all__ = ["LearnedOptions", "replay_single_cache", "simulate", "block_hit_ratio"]
+
+
+def block_hit_ratio(hits: np.ndarray, trace: Trace) -> float:
+    """Sum of prefix hits / sum of blocks."""
+    total = trace.num_block_accesses
+    return float(np.sum(hits, dtype=np.int64) / total) if total else 0.0
+
+
+def learned_request_keys(trace: Trace, options: LearnedOptions) -> np.ndarray:
+    """The learned policy's per-request score keys (online: each uses only the trace's past)."""
+    parent, _, turns = session_structure(trace)
+    sizes = np.diff(trace.offsets)
+    growth = np.where(parent >= 0, sizes - sizes[np.maximum(parent, 0)], sizes)
+    return continuation_keys(trace.arrival_s, parent, turns, growth.astype(np.int64),
+                             trace.type_codes.astype(np.int64), float(options.horizon_s),
+                             float(options.decay_s), float(options.prior_weight))
+
+
+def _block_info(trace: Trace) -> BlockInfo:
+    n_blocks = trace.num_blocks
+    return BlockInfo(score=np.full(n_blocks, -np.inf), next_use=np.zeros(n_blocks, np.int64),
+                     tie=block_tie_keys(trace.offsets, trace.block_ids, n_blocks))
+
+
+def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tuple[np.ndarray, np.ndarray]:
+    for name in names:
+        policy_info(name)
+    keys = learned_request_keys(trace, options) if "learned" in names else np.zeros(trace.num_requests)
+    if "oracle" in names:
+        next_use = next_use_of_accesses(trace.offsets, trace.block_ids, trace.num_blocks)
+    else:
+        next_use = np.zeros(trace.num_block_accesses, np.int64)
+    return keys, next_use
+
+
+def _state(trace: Trace, caps: list[int], names: list[str]) -> tuple:
+    n_blocks = max(trace.num_blocks, 1)
+    caps = [min(int(c), n_blocks) for c in caps]
+    heap_slots = max([2 * c + 16 for c, nm in zip(caps, names, strict=True) if policy_info(nm).uses_heap] or [1])
+    ids = np.array([policy_info(nm).policy_id for nm in names], np.int64)
+    return make_state(np.array(caps, np.int64), ids, n_blocks, heap_slots)
+
+
+def replay_single_cache(trace: Trace, capacity_blocks: int, policy: str = "lru",
+                        learned: LearnedOptions | None = None) -> np.ndarray:
+    """Per-request prefix-hit block counts (int32 [n]) of one cache of capacity_blocks under policy."""
+    if capacity_blocks < 0:
+        raise ValueError(f"capacity_blocks must be >= 0, got {capacity_blocks}")
+    policy_info(policy)
+    if policy == "lru":
+        return replay_lru_single(trace.offsets, trace.block_ids, trace.num_blocks, int(capacity_blocks))
+    config = ClusterConfig(num_pods=1, tiers=(TierConfig("gpu", int(capacity_blocks), policy),),
+                           router=RouterConfig("round_robin"))
+    return simulate(trace, config, learned=learned).hit_blocks[:, 0].copy()
+
+
+def _check_config(config: ClusterConfig) -> list[int]:
+    if config.num_pods < 1:
+        raise ValueError(f"ClusterConfig.num_pods must be >= 1, got {config.num_pods}")
+    if not config.tiers:
+        raise ValueError("ClusterConfig.tiers must name at least one tier")
+    ids = []
+    for tier in config.tiers:
+        if tier.name not in TIER_NAMES:
+            raise ValueError(f"TierConfig.name {tier.name!r} is not one of {TIER_NAMES}")
+        if tier.capacity_blocks < 0:
+            raise ValueError(f"TierConfig {tier.name}: capacity_blocks must be >= 0, got {tier.capacity_blocks}")
+        policy_info(tier.policy)
+        ids.append(TIER_NAMES.index(tier.name))
+    if ids != sorted(set(ids)):
+        raise ValueError(f"ClusterConfig.tiers must be distinct and in order {TIER_NAMES}, got {ids}")
+    return ids
+
+
+def _schedule(config: ClusterConfig, events: tuple[ClusterEvent, ...]) -> tuple:
+    for ev in events:
+        if ev.kind not in ("restart", "router"):
+            raise ValueError(f"ClusterEvent.kind must be 'restart' or 'router', got {ev.kind!r}")
+        if ev.kind == "restart" and not 0 <= ev.pod < config.num_pods:
+            raise ValueError(f"ClusterEvent restart: pod {ev.pod} not in 0..{config.num_pods - 1}")
+        if ev.kind == "router" and ev.router is None:
+            raise ValueError("ClusterEvent router: the router field is required")
+    switches = sorted((ev for ev in events if ev.kind == "router"), key=lambda ev: ev.time_s)
+    segs = [(-np.inf, config.router)] + [(ev.time_s, ev.router) for ev in switches]
+    restarts = sorted((ev.time_s, ev.pod) for ev in events if ev.kind == "restart")
+    return segs, restarts
+
+
+def simulate(trace: Trace, config: ClusterConfig, events: tuple[ClusterEvent, ...] = (),
+             learned: LearnedOptions | None = None) -> ReplayOutcome:
+    """Replay trace through config's pods × tiers and router; events restart pods or switch routers."""
+    tier_ids = _check_config(config)
+    segs, restarts = _schedule(config, events)
+    infos = [routers.router_info(r.name) for _, r in segs]
+    num_pods = config.num_pods
+    caps = [t.capacity_blocks for t in config.tiers] * num_pods
+    names = [t.policy for t in config.tiers] * num_pods
+    view_base = -1
+    if any(info.uses_view for info in infos):
+        view_base = len(caps)
+        total = sum(t.capacity_blocks for t in config.tiers)
+        caps, names = caps + [total] * num_pods, names + ["lru"] * num_pods
+    st = _state(trace, caps, names)
+    keys, next_use = _policy_inputs(trace, set(names), learned or LearnedOptions())
+    _, session, _ = session_structure(trace)
+    seed = config.router.seed
+    affinity = routers.affinity_pods(session, num_pods, seed)
+    gpu = [t for t in config.tiers if t.name == "gpu"] or [config.tiers[0]]
+    out = run_cluster(
+        trace.arrival_s, trace.offsets, trace.block_ids, trace.input_tokens, trace.output_tokens,
+        trace.block_tokens, keys, next_use, affinity, st, _block_info(trace), num_pods,
+        np.array(tier_ids, np.int64),
+        np.array([routers.TIER_MATCH_WEIGHTS[t.name] for t in config.tiers]), bool(config.enable_offload),
+        view_base, np.array([t for t, _ in segs], np.float64),
+        np.array([info.router_id for info in infos], np.int64),
+        np.array([[r.queue_weight, r.kv_weight, r.prefix_weight] for _, r in segs], np.float64),
+        np.array([r.seed for _, r in segs], np.int64),
+        np.array([t for t, _ in restarts], np.float64), np.array([p for _, p in restarts], np.int64),
+        latency_model(config.hardware, config.model).as_array(),
+        np.full(num_pods, gpu[0].capacity_blocks, np.float64),
+    )
+    pod, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
+    return ReplayOutcome(
+        pod=pod, hit_blocks=hit_blocks, num_blocks=np.diff(trace.offsets).astype(np.int32),
+        cached_tokens=cached, queue_s=queue_s, load_s=load_s, prefill_s=prefill_s, ttft_s=ttft_s,
+        finish_s=finish_s, stored_blocks=stored, predicted_hit_ratio=predicted,
+    )
