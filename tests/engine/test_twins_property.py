@@ -1,0 +1,74 @@
+"""Every compiled kernel equals its pure-Python twin on random small chained traces (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dashboard.core.types import ClusterConfig, ClusterEvent, RouterConfig, TierConfig, Trace
+from dashboard.engine import routers
+from dashboard.engine.policies import policy_names
+from dashboard.engine.policies.learned import LearnedOptions, continuation_keys
+from dashboard.engine.replay import learned_request_keys, replay_single_cache, simulate
+from dashboard.engine.sessions import session_structure
+from tests.engine.gen import chained_traces
+from tests.engine.twin_cluster import simulate_twin
+from tests.engine.twins import continuation_keys_twin, replay_single_twin
+
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(trace=chained_traces(), capacity=st.integers(0, 20), policy=st.sampled_from(policy_names()))
+def test_each_single_cache_kernel_equals_its_twin(trace: Trace, capacity: int, policy: str) -> None:
+    scores = learned_request_keys(trace, LearnedOptions()) if policy == "learned" else None
+    expected = replay_single_twin(trace, capacity, policy, scores)
+    assert replay_single_cache(trace, capacity, policy).tolist() == expected
+
+
+@FAST
+@given(trace=chained_traces(), horizon_s=st.sampled_from([1.0, 10.0, 600.0]))
+def test_learned_continuation_keys_equal_their_twin(trace: Trace, horizon_s: float) -> None:
+    parent, _, turns = session_structure(trace)
+    sizes = np.diff(trace.offsets)
+    growth = np.where(parent >= 0, sizes - sizes[np.maximum(parent, 0)], sizes).astype(np.int64)
+    types = trace.type_codes.astype(np.int64)
+    got = continuation_keys(trace.arrival_s, parent, turns, growth, types, horizon_s, 300.0, 4.0)
+    want = continuation_keys_twin(trace.arrival_s.tolist(), parent.tolist(), turns, growth, types, horizon_s, 300.0, 4.0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+tier_layouts = st.sampled_from([("gpu",), ("gpu", "cpu"), ("gpu", "cpu", "disk"), ("gpu", "disk")])
+
+
+@FAST
+@given(
+    trace=chained_traces(),
+    layout=tier_layouts,
+    caps=st.lists(st.integers(0, 12), min_size=3, max_size=3),
+    policies=st.lists(st.sampled_from(policy_names()), min_size=3, max_size=3),
+    router=st.sampled_from(routers.router_names()),
+    num_pods=st.integers(1, 3),
+    enable_offload=st.booleans(),
+    seed=st.integers(0, 2**40),
+    restart_at=st.one_of(st.none(), st.floats(0.0, 20.0)),
+)
+def test_tiered_cluster_kernel_equals_its_twin(trace, layout, caps, policies, router, num_pods, enable_offload,
+                                               seed, restart_at) -> None:
+    tiers = tuple(TierConfig(name, caps[k], policies[k]) for k, name in enumerate(layout))
+    config = ClusterConfig(num_pods=num_pods, tiers=tiers, router=RouterConfig(router, seed=seed),
+                           enable_offload=enable_offload)
+    events = () if restart_at is None else (ClusterEvent(restart_at, "restart", pod=num_pods - 1),
+                                            ClusterEvent(restart_at, "router", router=RouterConfig("prefix")))
+    got = simulate(trace, config, events)
+    scores = learned_request_keys(trace, LearnedOptions()) if "learned" in [t.policy for t in tiers] else None
+    _, session, _ = session_structure(trace)
+    want = simulate_twin(trace, config, events, routers.affinity_pods(session, num_pods, seed), scores)
+    assert got.pod.tolist() == want["pod"]
+    assert got.hit_blocks.tolist() == want["hits"]
+    assert got.cached_tokens.tolist() == want["cached"]
+    assert got.stored_blocks.tolist() == want["stored"]
+    np.testing.assert_allclose(got.ttft_s, want["ttft"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got.finish_s, want["finish"], rtol=1e-9)
+    np.testing.assert_allclose(got.predicted_hit_ratio, want["pred"], rtol=1e-12)

@@ -1,0 +1,173 @@
+"""Slow, obvious pure-Python twins of the compiled replay kernels, written from the documented rules."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from dashboard.core.types import Trace
+
+
+class TwinCache:
+    """One cache under a named policy; dicts and explicit minimum searches, no cleverness."""
+
+    def __init__(self, policy: str, capacity: int) -> None:
+        self.policy, self.capacity = policy, capacity
+        self.order: OrderedDict[int, None] = OrderedDict()  # lru/fifo: oldest first
+        self.keys: dict[int, tuple] = {}  # lfu/oracle/learned
+        self.small: OrderedDict[int, None] = OrderedDict()  # s3fifo queues, oldest first
+        self.main: OrderedDict[int, None] = OrderedDict()
+        self.ghost: OrderedDict[int, None] = OrderedDict()
+        self.freq: dict[int, int] = {}
+
+    def __contains__(self, b: int) -> bool:
+        if self.policy in ("lru", "fifo"):
+            return b in self.order
+        if self.policy == "s3fifo":
+            return b in self.small or b in self.main
+        return b in self.keys
+
+    def size(self) -> int:
+        if self.policy in ("lru", "fifo"):
+            return len(self.order)
+        if self.policy == "s3fifo":
+            return len(self.small) + len(self.main)
+        return len(self.keys)
+
+    def touch(self, b: int, tick: int, info: dict) -> None:
+        if self.policy == "lru":
+            self.order.move_to_end(b)
+        elif self.policy == "lfu":
+            self.keys[b] = (self.keys[b][0] + 1, tick)
+        elif self.policy == "s3fifo":
+            self.freq[b] = min(self.freq[b] + 1, 3)
+        elif self.policy == "oracle":
+            self.keys[b] = (-info["next_use"][b], info["tie"][b])
+        elif self.policy == "learned":
+            self.keys[b] = (max(self.keys[b][0], info["score"][b]), info["tie"][b])
+
+    def insert(self, b: int, tick: int, info: dict) -> int:
+        """Insert absent b; return the evicted block or -1."""
+        if self.policy in ("lru", "fifo"):
+            self.order[b] = None
+        elif self.policy == "lfu":
+            self.keys[b] = (1, tick)
+        elif self.policy == "oracle":
+            self.keys[b] = (-info["next_use"][b], info["tie"][b])
+        elif self.policy == "learned":
+            self.keys[b] = (info["score"][b], info["tie"][b])
+        else:
+            self.freq[b] = 0
+            if b in self.ghost:
+                del self.ghost[b]
+                self.main[b] = None
+            else:
+                self.small[b] = None
+        return self.evict() if self.size() > self.capacity else -1
+
+    def evict(self) -> int:
+        if self.policy in ("lru", "fifo"):
+            return self.order.popitem(last=False)[0]
+        if self.policy == "s3fifo":
+            return self._evict_s3()
+        victim = min(self.keys, key=lambda b: self.keys[b])
+        del self.keys[victim]
+        return victim
+
+    def _evict_s3(self) -> int:
+        share = max(1, self.capacity // 10)
+        if len(self.small) >= share or not self.main:
+            while self.small:
+                b = self.small.popitem(last=False)[0]
+                if self.freq[b] > 1:
+                    self.main[b] = None
+                else:
+                    self.ghost[b] = None
+                    if len(self.ghost) > max(self.capacity - share, 0):
+                        self.ghost.popitem(last=False)
+                    return b
+        while True:
+            b = self.main.popitem(last=False)[0]
+            if self.freq[b] > 0:
+                self.freq[b] -= 1
+                self.main[b] = None
+            else:
+                return b
+
+
+def block_info(trace: Trace) -> dict:
+    """Global per-block keys: depth tie key, oracle next use, learned score."""
+    tie = {}
+    for i in range(trace.num_requests):
+        for depth, b in enumerate(trace.blocks_of(i).tolist()):
+            tie[b] = -(depth * 2**31 + b)
+    return {"tie": tie, "next_use": {}, "score": {}}
+
+
+def next_uses(trace: Trace) -> list[list[int]]:
+    """next_uses[i][k]: the next request after i using block k of request i (n if none)."""
+    n = trace.num_requests
+    out = []
+    for i in range(n):
+        row = []
+        for b in trace.blocks_of(i).tolist():
+            later = [j for j in range(i + 1, n) if b in trace.blocks_of(j).tolist()]
+            row.append(later[0] if later else n)
+        out.append(row)
+    return out
+
+
+def refresh_info(info: dict, b: int, next_use: int, score: float) -> None:
+    """What the kernel records about block b just before touching it."""
+    info["next_use"][b] = next_use
+    info["score"][b] = max(info["score"].get(b, -math.inf), score)
+
+
+def replay_single_twin(trace: Trace, capacity: int, policy: str, scores: np.ndarray | None = None) -> list[int]:
+    """Per-request prefix hits of one cache: look up, then touch/insert tail first."""
+    cache, info, nus = TwinCache(policy, capacity), block_info(trace), next_uses(trace)
+    hits, tick = [], 0
+    for i in range(trace.num_requests):
+        blocks = trace.blocks_of(i).tolist()
+        h = 0
+        while h < len(blocks) and blocks[h] in cache:
+            h += 1
+        hits.append(h)
+        for k in range(len(blocks) - 1, -1, -1):
+            tick += 1
+            refresh_info(info, blocks[k], nus[i][k], -math.inf if scores is None else float(scores[i]))
+            if blocks[k] in cache:
+                cache.touch(blocks[k], tick, info)
+            else:
+                cache.insert(blocks[k], tick, info)
+    return hits
+
+
+def continuation_keys_twin(arrival, parent, turn, growth, type_code, horizon_s, decay_s, prior_weight) -> list[float]:
+    """Online bucketed continuation frequencies; each request's key uses only earlier resolutions."""
+    from dashboard.engine.policies.learned import bucket_of
+
+    n = len(arrival)
+    cont, total = {}, {}
+    resolved, bucket, keys = [False] * n, [0] * n, []
+    for i in range(n):
+        t, p = arrival[i], parent[i]
+        events = []
+        if p >= 0 and not resolved[p]:
+            events.append((p, t - arrival[p] <= horizon_s))
+            resolved[p] = True
+        for j in range(i):
+            if not resolved[j] and arrival[j] + horizon_s < t:
+                resolved[j] = True
+                events.append((j, False))
+        for j, ok in events:
+            cont[bucket[j]] = cont.get(bucket[j], 0) + ok
+            total[bucket[j]] = total.get(bucket[j], 0) + 1
+        bucket[i] = bucket_of.py_func(int(turn[i]), t - arrival[p] if p >= 0 else -1.0, int(growth[i]),
+                                      int(type_code[i]))
+        rate = (sum(cont.values()) + 1) / (sum(total.values()) + 2)
+        prob = (cont.get(bucket[i], 0) + prior_weight * rate) / (total.get(bucket[i], 0) + prior_weight)
+        keys.append(math.log(max(prob, 1e-9)) + t / decay_s)
+    return keys
