@@ -1,0 +1,137 @@
+"""The collector: pulls a live stack into the store on an interval, in one background thread.
+
+NOTE: DuckDB lets one process open a file read-write. The collector is that process's only
+writer (its writes take the store's write lock), so run it inside the app or as
+`kvscope collect`, never both on one file.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from dashboard.ingest import prometheus, scrape
+from dashboard.ingest.config import PrometheusConfig
+from dashboard.store.db import Store
+from dashboard.store.queries import run_query
+from dashboard.store.writes import write_samples
+
+log = logging.getLogger(__name__)
+
+RESUME_OVERLAP_S = 60.0  # re-read the last minute: late samples land, duplicates are ignored
+
+
+@dataclass(frozen=True)
+class CollectorState:
+    """What the sidebar shows: when we last pulled, how far behind the data is, the last error."""
+
+    is_running: bool = False
+    last_pull_at: datetime | None = None
+    last_sample_ts: datetime | None = None
+    num_stored: int = 0
+    last_error: str | None = None
+
+    def lag_s(self, now: datetime) -> float | None:
+        """Seconds between now (naive UTC) and the newest stored sample."""
+        return None if self.last_sample_ts is None else (now - self.last_sample_ts).total_seconds()
+
+
+class Collector:
+    """Pull from Prometheus or scrape targets into one store, once or every interval_s."""
+
+    def __init__(self, store: Store, *, prometheus_config: PrometheusConfig | None = None,
+                 targets: tuple[scrape.Target, ...] = (), since_s: float = 3600.0, interval_s: float = 15.0):
+        if (prometheus_config is None) == (not targets):
+            raise ValueError("give either a Prometheus URL or scrape targets, not both or neither")
+        self.store, self.config, self.targets = store, prometheus_config, targets
+        self.since_s, self.interval_s = since_s, interval_s
+        self._names = prometheus.catalog_series_names()
+        self._state = CollectorState()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def state(self) -> CollectorState:
+        """A snapshot of the collector's state."""
+        with self._lock:
+            return self._state
+
+    def pull_once(self, now_s: float | None = None) -> int:
+        """One pull (or one round of scrapes); returns new samples stored. Errors are recorded, then raised."""
+        now_s = prometheus.now_s() if now_s is None else now_s
+        try:
+            stored = self._pull_prometheus(now_s) if self.config else self._scrape_all(now_s)
+        except (ConnectionError, ValueError) as exc:
+            self._update(last_error=str(exc), last_pull_at=_utc(now_s))
+            raise
+        last = run_query(self.store, "ingest_last_ts", names=self._names).iloc[0].last_ts
+        self._update(last_error=None, last_pull_at=_utc(now_s), num_stored=self.state().num_stored + stored,
+                     last_sample_ts=None if pd.isna(last) else pd.Timestamp(last).to_pydatetime())
+        return stored
+
+    def start(self) -> None:
+        """Run pull_once every interval_s in a daemon thread until stop()."""
+        assert self._thread is None, "collector already started"
+        self._update(is_running=True)
+        self._thread = threading.Thread(target=self._loop, name="kvscope-collector", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Ask the thread to finish its current pull and wait for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+        self._update(is_running=False)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.pull_once()
+            except (ConnectionError, ValueError) as exc:
+                log.warning("collector: %s", exc)  # recorded in the state; retried next interval
+            self._stop.wait(self.interval_s)
+
+    def _pull_prometheus(self, now_s: float) -> int:
+        last = run_query(self.store, "ingest_last_ts", names=self._names).iloc[0].last_ts
+        start_s = now_s - self.since_s
+        if not pd.isna(last):
+            start_s = max(start_s, pd.Timestamp(last).replace(tzinfo=UTC).timestamp() - RESUME_OVERLAP_S)
+        client = prometheus.connect(self.config)
+        sel = prometheus.selector(self._names, self.config.matchers)
+        stored = 0
+        for chunk in prometheus.plan_chunks(start_s, now_s):
+            # NOTE: one transaction per chunk, so a crash keeps every finished chunk.
+            stored += write_samples(self.store, prometheus.pull_chunk(client, sel, chunk), where=self.config.url)
+        return stored
+
+    def _scrape_all(self, now_s: float) -> int:
+        ts = _utc(now_s)
+        frames = [scrape.scrape(t, ts) for t in self.targets]
+        batch = pd.concat(frames, ignore_index=True)
+        batch = batch[batch.metric.isin(self._names)]
+        return write_samples(self.store, batch, where="scrape")
+
+    def _update(self, **changes) -> None:
+        with self._lock:
+            self._state = replace(self._state, **changes)
+
+
+def _utc(epoch_s: float) -> datetime:
+    """Naive UTC, like every timestamp in the store."""
+    return datetime.fromtimestamp(epoch_s, tz=UTC).replace(tzinfo=None)
+
+
+def parse_duration(text: str) -> float:
+    """`30s`, `5m`, `6h`, `2d` or plain seconds → seconds."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    try:
+        if text and text[-1] in units:
+            return float(text[:-1]) * units[text[-1]]
+        return float(text)
+    except ValueError:
+        raise ValueError(f"duration {text!r}: expected e.g. 30s, 5m, 6h") from None
+

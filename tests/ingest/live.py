@@ -1,0 +1,140 @@
+"""Real parts for the ingest tests: vLLM-named exporters over HTTP and a real Prometheus server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+
+TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+                20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def prometheus_binary() -> str:
+    path = shutil.which("prometheus")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("prometheus is missing in CI (.ci/run installs it: apt-get install prometheus)")
+        pytest.skip("needs the Prometheus server: apt-get install prometheus")
+    return path
+
+
+@dataclass
+class Exporter:
+    """One fake vLLM pod: counters that grow with a drifting hit ratio, and a TTFT histogram."""
+
+    pod: str
+    seed: int
+    port: int = field(default_factory=free_port)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> None:
+        registry = CollectorRegistry()
+        labels = ["model_name", "engine"]
+        self.hits = Counter("vllm:prefix_cache_hits", "hits", labels, registry=registry)
+        self.queries = Counter("vllm:prefix_cache_queries", "queries", labels, registry=registry)
+        self.ttft = Histogram("vllm:time_to_first_token_seconds", "ttft", labels, buckets=TTFT_BUCKETS,
+                              registry=registry)
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(registry))
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._drive, daemon=True).start()
+
+    def _drive(self) -> None:
+        rng = np.random.default_rng(self.seed)
+        step = 0
+        while not self._stop.is_set():
+            step += 1
+            prompt = int(rng.integers(500, 4000))
+            ratio = 0.5 + 0.4 * np.sin(step / 40.0 + self.seed)
+            self.queries.labels("m", "0").inc(prompt)
+            self.hits.labels("m", "0").inc(int(prompt * ratio))
+            self.ttft.labels("m", "0").observe(float(rng.lognormal(-2.5 + self.seed * 0.3, 0.8)))
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.server.shutdown()
+
+
+def _handler(registry: CollectorRegistry) -> type[BaseHTTPRequestHandler]:
+    """Serve the classic text format with vLLM's `vllm:` names unescaped, as vLLM does."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            body = generate_latest(registry)
+            self.send_response(200)
+            self.send_header("Content-Type", CONTENT_TYPE_LATEST)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            return
+
+    return Handler
+
+
+@dataclass
+class PrometheusServer:
+    """The real Prometheus binary on 127.0.0.1 with a temp config and data dir."""
+
+    targets: dict[str, int]
+    data_dir: Path
+    scrape_interval: str = "1s"
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def write_config(self) -> Path:
+        jobs = "\n".join(
+            f"      - targets: ['127.0.0.1:{port}']\n        labels: {{pod: '{pod}'}}"
+            for pod, port in self.targets.items()
+        )
+        config = self.data_dir / "prometheus.yml"
+        config.write_text(
+            f"global:\n  scrape_interval: {self.scrape_interval}\n  evaluation_interval: {self.scrape_interval}\n"
+            f"scrape_configs:\n  - job_name: vllm\n    static_configs:\n{jobs}\n"
+        )
+        return config
+
+    def start(self) -> None:
+        config = self.write_config()
+        self.proc = subprocess.Popen(
+            [prometheus_binary(), f"--config.file={config}", f"--storage.tsdb.path={self.data_dir / 'tsdb'}",
+             f"--web.listen-address=127.0.0.1:{self.port}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/-/ready", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        raise AssertionError("prometheus did not become ready in 30 s")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+            self.proc = None

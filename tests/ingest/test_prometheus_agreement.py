@@ -1,0 +1,104 @@
+"""Pulled into DuckDB, our SQL gives the numbers Prometheus's own PromQL gives (real server)."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.parse
+import urllib.request
+from datetime import UTC, datetime
+
+import pytest
+
+from dashboard.ingest.config import PrometheusConfig
+from dashboard.services.collector import Collector
+from dashboard.store.db import open_store
+from dashboard.store.queries import run_query
+from tests.ingest.live import Exporter, PrometheusServer
+
+WINDOWS_S = (10, 20)
+
+
+@pytest.fixture(scope="module")
+def live_stack(tmp_path_factory):
+    exporters = [Exporter("pod-a", seed=1), Exporter("pod-b", seed=2)]
+    for e in exporters:
+        e.start()
+    prom = PrometheusServer({e.pod: e.port for e in exporters}, tmp_path_factory.mktemp("prom"))
+    prom.start()
+    time.sleep(45)  # 45 one-second scrapes of both pods
+    yield prom
+    prom.stop()
+    for e in exporters:
+        e.stop()
+
+
+def promql(url: str, query: str, at_s: float) -> float | None:
+    qs = urllib.parse.urlencode({"query": query, "time": f"{at_s:.3f}"})
+    with urllib.request.urlopen(f"{url}/api/v1/query?{qs}", timeout=10) as resp:
+        result = json.load(resp)["data"]["result"]
+    return float(result[0]["value"][1]) if result else None
+
+
+@pytest.fixture(scope="module")
+def pulled(live_stack, tmp_path_factory):
+    store = open_store(tmp_path_factory.mktemp("db") / "live.duckdb")
+    now_s = time.time()
+    collector = Collector(store, prometheus_config=PrometheusConfig(url=live_stack.url), since_s=120)
+    assert collector.pull_once(now_s) > 0
+    yield store, now_s
+    store.close()
+
+
+@pytest.mark.parametrize("window_s", WINDOWS_S)
+def test_hit_rate_sql_agrees_with_promql(live_stack, pulled, window_s):
+    store, now_s = pulled
+    end_s = float(int(now_s) - 2)
+    start_s = end_s - 2 * window_s
+    rows = run_query(store, "hit_rate", start=start_s, end=end_s, step=window_s)
+    cluster = rows[(rows.pod == "*") & (rows.tier == "gpu")]
+    assert len(cluster) >= 2
+    for row in cluster.itertuples():
+        at_s = row.ts.replace(tzinfo=UTC).timestamp()
+        expected = promql(
+            live_stack.url,
+            f"sum(rate(vllm:prefix_cache_hits_total[{window_s}s])) / "
+            f"sum(rate(vllm:prefix_cache_queries_total[{window_s}s]))",
+            at_s,
+        )
+        assert expected is not None
+        assert row.hit_rate == pytest.approx(expected, rel=0.01)
+
+
+@pytest.mark.parametrize("window_s", WINDOWS_S)
+def test_ttft_p90_sql_agrees_with_histogram_quantile(live_stack, pulled, window_s):
+    store, now_s = pulled
+    end_s = float(int(now_s) - 2)
+    rows = run_query(store, "ttft_quantiles", start=end_s - 2 * window_s, end=end_s, step=window_s, q=[0.9])
+    rows = rows[rows.ttft_s.notna()]
+    assert len(rows) >= 2
+    for row in rows.itertuples():
+        at_s = row.ts.replace(tzinfo=UTC).timestamp()
+        expected = promql(
+            live_stack.url,
+            f"histogram_quantile(0.9, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[{window_s}s])))",
+            at_s,
+        )
+        assert row.ttft_s == pytest.approx(expected, rel=0.01)
+
+
+def test_pulling_the_same_window_twice_stores_each_sample_once(live_stack, pulled):
+    store, now_s = pulled
+    count = store.cursor().execute("SELECT count(*) FROM samples").fetchall()[0][0]
+    again = Collector(store, prometheus_config=PrometheusConfig(url=live_stack.url), since_s=120)
+    assert again.pull_once(now_s) == 0
+    assert store.cursor().execute("SELECT count(*) FROM samples").fetchall()[0][0] == count
+
+
+def test_collector_state_reports_lag_and_no_error(live_stack, pulled):
+    store, now_s = pulled
+    collector = Collector(store, prometheus_config=PrometheusConfig(url=live_stack.url), since_s=120)
+    collector.pull_once()
+    state = collector.state()
+    assert state.last_error is None
+    assert 0 <= state.lag_s(datetime.now(tz=UTC).replace(tzinfo=None)) < 10
