@@ -1,7 +1,7 @@
 """The `kvscope` command: one subcommand per module in dashboard/commands/.
 
 Each command module defines NAME, HELP, add_arguments(parser) and run(args) -> int. Bad input
-(ValueError, a missing file) prints one line on stderr and exits 2; --json output is one JSON
+(ValueError, a missing file) prints one line on stderr and exits 2, an unreachable source 1; --json output is one JSON
 object on stdout and nothing else.
 """
 
@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, PermissionError) as exc:
         print(f"kvscope {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except ConnectionError as exc:  # a live source that did not answer: not bad input
+        print(f"kvscope {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"kvscope {args.command}: interrupted", file=sys.stderr)
         return 130

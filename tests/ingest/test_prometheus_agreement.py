@@ -14,23 +14,8 @@ from dashboard.ingest.config import PrometheusConfig
 from dashboard.services.collector import Collector
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
-from tests.ingest.live import Exporter, PrometheusServer
 
 WINDOWS_S = (10, 20)
-
-
-@pytest.fixture(scope="module")
-def live_stack(tmp_path_factory):
-    exporters = [Exporter("pod-a", seed=1), Exporter("pod-b", seed=2)]
-    for e in exporters:
-        e.start()
-    prom = PrometheusServer({e.pod: e.port for e in exporters}, tmp_path_factory.mktemp("prom"))
-    prom.start()
-    time.sleep(45)  # 45 one-second scrapes of both pods
-    yield prom
-    prom.stop()
-    for e in exporters:
-        e.stop()
 
 
 def promql(url: str, query: str, at_s: float) -> float | None:
