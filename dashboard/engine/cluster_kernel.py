@@ -11,7 +11,7 @@ from dashboard.engine.policies.dispatch import access, contains, insert, touch
 from dashboard.engine.policies.state import clear_cache
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def insert_cascade(st: tuple, first_cache: int, num_tiers: int, b: int, tick: int, info: tuple,
                    enable_offload: bool) -> int:
     """Insert b into the top tier; each eviction is demoted one tier down. Returns blocks written below the top."""

@@ -63,7 +63,7 @@ def clear_cache(st: CacheState, c: int) -> None:
     st.hsize[c] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def list_unlink(st: CacheState, c: int, b: int, lst: int) -> None:
     """Remove b from list lst of cache c in O(1)."""
     p = st.prev[c, b]
@@ -73,7 +73,7 @@ def list_unlink(st: CacheState, c: int, b: int, lst: int) -> None:
     st.lsize[c, lst] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def list_push_front(st: CacheState, c: int, b: int, lst: int) -> None:
     """Make b the most recent member of list lst of cache c."""
     s = st.prev.shape[1] - NUM_LISTS + lst
@@ -85,7 +85,7 @@ def list_push_front(st: CacheState, c: int, b: int, lst: int) -> None:
     st.lsize[c, lst] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def list_oldest(st: CacheState, c: int, lst: int) -> int:
     """The oldest member of list lst (the sentinel's prev); caller checks lsize first."""
     return st.prev[c, st.prev.shape[1] - NUM_LISTS + lst]
