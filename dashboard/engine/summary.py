@@ -1,4 +1,4 @@
-"""What a replay means: hit ratios overall, per tier and per pod, TTFT, load balance."""
+"""What a replay means: hit ratios overall, per tier, per pod and over time, TTFT, load balance."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import numpy as np
 from dashboard.core.types import TIER_NAMES, ClusterConfig, ReplayOutcome, Trace
 
 QUANTILES = {"p50": 50, "p90": 90, "p99": 99}
+NUM_TTFT_BINS = 40
+NUM_TIME_BINS = 24
 
 
 @dataclass(frozen=True)
@@ -20,12 +22,14 @@ class ReplaySummary:
     block_hits: int
     block_hit_ratio: float
     token_hit_ratio: float
-    prefill_tokens_saved: int
-    tiers: dict[str, dict[str, int]]
-    ttft_s: dict[str, float]
-    ttft_by_outcome_s: dict[str, dict[str, float]]
-    pods: dict[str, dict[str, float]]
+    prefill_tokens_saved: int  # input tokens served from a cache tier instead of computed
+    tiers: dict[str, dict[str, int]]  # tier -> block_hits, token_hits
+    ttft_s: dict[str, float]  # p50 / p90 / p99
+    ttft_histogram: dict[str, list]  # edges_s (len k+1), counts (len k)
+    ttft_by_outcome_s: dict[str, dict[str, float]]  # "miss" | "partial/<tier>" | "full/<tier>" -> quantiles + requests
+    pods: dict[str, dict[str, float]]  # pod index -> requests, block_hit_ratio
     load_imbalance: float  # max / mean requests per pod
+    hit_ratio_over_time: dict[str, list]  # start_s, block_hit_ratio, token_hit_ratio, requests per arrival bin
     elapsed_s: float = 0.0
     config: dict = field(default_factory=dict)
 
@@ -35,11 +39,16 @@ class ReplaySummary:
 
 
 def outcome_classes(outcome: ReplayOutcome) -> np.ndarray:
-    """Per request: 'miss', 'partial' or 'full', suffixed by the lowest tier that served a hit."""
-    hits = outcome.hit_blocks.sum(axis=1)
-    kind = np.where(hits == 0, "miss", np.where(hits >= outcome.num_blocks, "full", "partial"))
-    lower = outcome.hit_blocks[:, 1:].sum(axis=1) > 0
-    return np.where((hits > 0) & lower, np.char.add(kind, "+offload"), kind)
+    """Per request: 'miss', or 'partial'/'full' with the deepest tier that served part of its prefix."""
+    hit_blocks = outcome.hit_blocks
+    hits = hit_blocks.sum(axis=1)
+    kind = np.where(hits >= outcome.num_blocks, "full", "partial")
+    # NOTE: tiers serve consecutive runs gpu → cpu → disk, so the last non-zero column is the deepest.
+    used = hit_blocks > 0
+    deepest = len(TIER_NAMES) - 1 - np.argmax(used[:, ::-1], axis=1)
+    tier = np.array(TIER_NAMES)[deepest]
+    classes = np.char.add(np.char.add(kind, "/"), tier)
+    return np.where(hits == 0, "miss", classes)
 
 
 def quantiles_s(values: np.ndarray) -> dict[str, float]:
@@ -47,6 +56,55 @@ def quantiles_s(values: np.ndarray) -> dict[str, float]:
     if values.size == 0:
         return {k: float("nan") for k in QUANTILES}
     return {k: float(np.percentile(values, q)) for k, q in QUANTILES.items()}
+
+
+def ttft_histogram(ttft_s: np.ndarray, num_bins: int = NUM_TTFT_BINS) -> dict[str, list]:
+    """Equal-width TTFT bins from 0 to the largest TTFT: edges_s and counts."""
+    top = float(ttft_s.max()) if ttft_s.size else 1.0
+    counts, edges = np.histogram(ttft_s, bins=num_bins, range=(0.0, top if top > 0 else 1.0))
+    return {"edges_s": edges.tolist(), "counts": counts.tolist()}
+
+
+def hit_ratio_over_time(trace: Trace, outcome: ReplayOutcome, num_bins: int = NUM_TIME_BINS) -> dict[str, list]:
+    """Block and token hit ratio per fixed-width bin of arrival time (ratios of sums, not means)."""
+    arrival = trace.arrival_s
+    span = float(arrival[-1] - arrival[0]) if arrival.size else 0.0
+    width = span / num_bins if span > 0 else 1.0
+    start = float(arrival[0]) if arrival.size else 0.0
+    index = np.minimum(((arrival - start) / width).astype(np.int64), num_bins - 1)
+
+    def per_bin(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(index, weights=weights, minlength=num_bins)
+
+    hits, blocks = per_bin(outcome.hit_blocks.sum(axis=1)), per_bin(outcome.num_blocks)
+    cached, tokens = per_bin(outcome.cached_tokens.sum(axis=1)), per_bin(trace.input_tokens)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {
+            "start_s": (start + width * np.arange(num_bins)).tolist(),
+            "block_hit_ratio": np.where(blocks > 0, hits / blocks, np.nan).tolist(),
+            "token_hit_ratio": np.where(tokens > 0, cached / tokens, np.nan).tolist(),
+            "requests": np.bincount(index, minlength=num_bins).tolist(),
+        }
+
+
+def _pods(outcome: ReplayOutcome, num_pods: int) -> tuple[dict[str, dict[str, float]], float]:
+    requests = np.bincount(outcome.pod, minlength=num_pods)
+    hits = np.bincount(outcome.pod, weights=outcome.hit_blocks.sum(axis=1), minlength=num_pods)
+    blocks = np.bincount(outcome.pod, weights=outcome.num_blocks, minlength=num_pods)
+    pods = {
+        str(p): {"requests": int(requests[p]), "block_hit_ratio": float(hits[p] / blocks[p]) if blocks[p] else 0.0}
+        for p in range(num_pods)
+    }
+    mean = requests.mean() if requests.size else 0.0
+    return pods, float(requests.max() / mean) if mean else 0.0
+
+
+def _by_outcome(outcome: ReplayOutcome) -> dict[str, dict[str, float]]:
+    classes = outcome_classes(outcome)
+    return {
+        str(c): quantiles_s(outcome.ttft_s[classes == c]) | {"requests": int(np.sum(classes == c))}
+        for c in np.unique(classes)
+    }
 
 
 def summarize(trace: Trace, outcome: ReplayOutcome, config: ClusterConfig, elapsed_s: float = 0.0) -> ReplaySummary:
@@ -59,18 +117,7 @@ def summarize(trace: Trace, outcome: ReplayOutcome, config: ClusterConfig, elaps
         name: {"block_hits": int(outcome.hit_blocks[:, t].sum()), "token_hits": int(outcome.cached_tokens[:, t].sum())}
         for t, name in enumerate(TIER_NAMES)
     }
-    classes = outcome_classes(outcome)
-    per_pod_requests = np.bincount(outcome.pod, minlength=config.num_pods)
-    per_pod_hits = np.bincount(outcome.pod, weights=outcome.hit_blocks.sum(axis=1), minlength=config.num_pods)
-    per_pod_blocks = np.bincount(outcome.pod, weights=outcome.num_blocks, minlength=config.num_pods)
-    pods = {
-        str(p): {
-            "requests": int(per_pod_requests[p]),
-            "block_hit_ratio": float(per_pod_hits[p] / per_pod_blocks[p]) if per_pod_blocks[p] else 0.0,
-        }
-        for p in range(config.num_pods)
-    }
-    mean_requests = per_pod_requests.mean() if per_pod_requests.size else 0.0
+    pods, imbalance = _pods(outcome, config.num_pods)
     return ReplaySummary(
         requests=trace.num_requests,
         block_accesses=num_accesses,
@@ -80,8 +127,10 @@ def summarize(trace: Trace, outcome: ReplayOutcome, config: ClusterConfig, elaps
         prefill_tokens_saved=token_hits,
         tiers=tiers,
         ttft_s=quantiles_s(outcome.ttft_s),
-        ttft_by_outcome_s={str(c): quantiles_s(outcome.ttft_s[classes == c]) for c in np.unique(classes)},
+        ttft_histogram=ttft_histogram(outcome.ttft_s),
+        ttft_by_outcome_s=_by_outcome(outcome),
         pods=pods,
-        load_imbalance=float(per_pod_requests.max() / mean_requests) if mean_requests else 0.0,
+        load_imbalance=imbalance,
+        hit_ratio_over_time=hit_ratio_over_time(trace, outcome),
         elapsed_s=elapsed_s,
     )
