@@ -10,23 +10,24 @@ from dashboard.core.types import UNKNOWN, Trace
 
 @njit(cache=True)
 def infer_parents(offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int) -> np.ndarray:
-    """Parent of each request: the latest earlier request whose whole block list is its prefix (-1 if none).
+    """Parent of each request: the latest earlier request holding its deepest shared block (-1 if none).
 
-    NOTE: ids are chained prefix hashes, so request r is a prefix of i exactly when r's last block
-    sits at the same position in i; scanning i from its tail finds the deepest such r in O(len(i)).
+    NOTE: ids are chained prefix hashes, so sharing the block at position k means sharing the
+    whole prefix up to k. A follow-up turn repeats the previous prompt except its partial last
+    block, so "whole previous prompt is a prefix" would miss most turns. Position 0 alone does not
+    count: many traces share one root block (a system prompt) across all sessions.
     """
     n = offsets.shape[0] - 1
-    end_req = np.full(num_blocks, -1, np.int64)
+    last_req = np.full(num_blocks, -1, np.int64)
     parent = np.full(n, -1, np.int64)
     for i in range(n):
         lo, hi = offsets[i], offsets[i + 1]
-        for k in range(hi - 1, lo - 1, -1):
-            r = end_req[block_ids[k]]
-            if r >= 0 and offsets[r + 1] - offsets[r] - 1 == k - lo:
-                parent[i] = r
+        for k in range(hi - 1, lo, -1):
+            if last_req[block_ids[k]] >= 0:
+                parent[i] = last_req[block_ids[k]]
                 break
-        if hi > lo:
-            end_req[block_ids[hi - 1]] = i
+        for k in range(lo, hi):
+            last_req[block_ids[k]] = i
     return parent
 
 

@@ -10,6 +10,7 @@ from dashboard.engine.policies import POLICIES, policy_info, policy_names
 from dashboard.engine.policies.learned import LearnedOptions
 from dashboard.engine.replay import learned_request_keys, replay_single_cache, simulate
 from dashboard.engine.routers import router_names
+from dashboard.engine.sessions import session_structure
 from tests.engine.gen import trace_from_paths
 
 
@@ -113,3 +114,12 @@ def test_unknown_policy_and_router_names_are_rejected_with_the_known_ones() -> N
     with pytest.raises(ValueError, match="round_robin"):
         simulate(trace, ClusterConfig(router=RouterConfig("nearest")))
     assert "precise_prefix" in router_names()
+
+
+def test_sessions_are_inferred_from_the_deepest_shared_block_but_not_the_root_alone() -> None:
+    # 1 repeats 0 except its partial last block; 2 shares only the root block 0; 3 extends 1
+    trace = trace_from_paths([[0, 1, 2, 3], [0, 1, 2, 4, 5], [0, 6], [0, 1, 2, 4, 5, 7]])
+    parent, session, turns = session_structure(trace)
+    assert parent.tolist() == [-1, 0, -1, 1]
+    assert session[3] == session[1] == session[0] != session[2]
+    assert turns.tolist() == [0, 1, 0, 2]
