@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.fixtures import build_store
+from dashboard.services.sample import load_sample
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_FLAGS = (
@@ -51,7 +51,8 @@ def wait_for(url: str, timeout_s: float = 60) -> None:
 
 @pytest.fixture
 def app_url(tmp_path):
-    db = build_store(tmp_path / "kvscope.duckdb")
+    db = tmp_path / "kvscope.duckdb"
+    load_sample(db)  # the embedded sample, as `make run` shows it
     port = free_port()
     env = {**os.environ, "KVSCOPE_DB": str(db)}
     proc = subprocess.Popen(
