@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from dashboard.core.types import Trace
+from dashboard.engine.replay import replay_single_cache
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,11 +92,15 @@ def stack_distance_histograms(
     return block_hist, token_hist
 
 
+REFERENCE_FRACTIONS = (0.01, 0.05, 0.10, 0.25, 0.50, 1.0)  # the trace READMEs' reference points
+
+
 def default_capacities(num_blocks: int, num_points: int = 50) -> np.ndarray:
-    """Log-spaced capacities from ~0.1% of the unique blocks to all of them."""
+    """Log-spaced capacities from ~0.1% of the unique blocks to all of them, plus 1/5/10/25/50/100%."""
     low = max(1, num_blocks // 1000)
-    grid = np.unique(np.geomspace(low, max(num_blocks, 1), num=num_points).round().astype(np.int64))
-    return grid
+    grid = np.geomspace(low, max(num_blocks, 1), num=num_points).round().astype(np.int64)
+    reference = (np.array(REFERENCE_FRACTIONS) * num_blocks).astype(np.int64)
+    return np.unique(np.concatenate([grid, reference[reference > 0]]))
 
 
 def lru_mrc(trace: Trace, capacities: np.ndarray | None = None, num_points: int = 50) -> MissRatioCurve:
@@ -116,3 +121,24 @@ def lru_mrc(trace: Trace, capacities: np.ndarray | None = None, num_points: int 
         block_hit_ratio=block_hits / num_accesses,
         token_hit_ratio=token_hits / num_tokens,
     )
+
+
+def curve_from_hits(trace: Trace, capacities: np.ndarray, hits_per_capacity: list[np.ndarray]) -> MissRatioCurve:
+    """A MissRatioCurve from per-request prefix-hit block counts, one array per capacity."""
+    num_accesses = max(trace.num_block_accesses, 1)
+    num_tokens = max(int(trace.input_tokens.sum()), 1)
+    block = [float(np.sum(h, dtype=np.int64)) / num_accesses for h in hits_per_capacity]
+    token = [float(np.minimum(h.astype(np.int64) * trace.block_tokens, trace.input_tokens).sum()) / num_tokens
+             for h in hits_per_capacity]
+    return MissRatioCurve(np.asarray(capacities, np.int64), np.array(block), np.array(token))
+
+
+def policy_mrc(trace: Trace, policy: str = "lru", capacities: np.ndarray | None = None,
+               num_points: int = 50) -> MissRatioCurve:
+    """Hit-ratio curve of any policy: exact one pass for LRU, else one single-cache replay per capacity."""
+    if policy == "lru":
+        return lru_mrc(trace, capacities, num_points)
+    caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
+    if caps.size and caps.min() < 0:
+        raise ValueError("capacities must be non-negative")
+    return curve_from_hits(trace, caps, [replay_single_cache(trace, int(c), policy) for c in caps])
