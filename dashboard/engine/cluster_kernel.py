@@ -68,80 +68,105 @@ def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tu
 
 
 @njit(cache=True)
+def serve_request(st: tuple, info: tuple, first: int, tier_ids: np.ndarray, blocks: np.ndarray,
+                  next_use: np.ndarray, score: float, tick: int, enable_offload: bool,
+                  hit_row: np.ndarray) -> tuple:
+    """Staged lookup (hits into hit_row by TIER_NAMES index), then the tail-first update; (stored, tick)."""
+    num_tiers, m = tier_ids.shape[0], blocks.shape[0]
+    hit_tier = np.zeros(m, np.int64)
+    k = 0
+    for t in range(num_tiers):
+        while k < m and contains(st, first + t, blocks[k]):
+            hit_tier[k] = t
+            hit_row[tier_ids[t]] += 1
+            k += 1
+    num_hits, stored = k, 0
+    for k in range(m - 1, -1, -1):
+        b = blocks[k]
+        tick += 1
+        info.next_use[b] = next_use[k]
+        info.score[b] = max(info.score[b], score)
+        if contains(st, first, b):
+            touch(st, first, b, tick, info)
+            continue
+        if k < num_hits and hit_tier[k] > 0 and contains(st, first + hit_tier[k], b):
+            touch(st, first + hit_tier[k], b, tick, info)
+        stored += insert_cascade(st, first, num_tiers, b, tick, info, enable_offload)
+    return stored, tick
+
+
+@njit(cache=True)
+def split_tokens(hit_row: np.ndarray, block_tokens: int, input_tokens: int, cached_row: np.ndarray) -> int:
+    """cached_row[t] = token hits served by tier t (gpu first, capped by the input); returns their sum."""
+    done, cum = 0, 0
+    for t in range(3):
+        cum += hit_row[t]
+        upto = min(cum * block_tokens, input_tokens)
+        cached_row[t] = upto - done
+        done = upto
+    return done
+
+
+@njit(cache=True)
+def restart_pod(st: tuple, pod: int, num_tiers: int, view_base: int) -> None:
+    """Empty every tier of pod and its EPP view."""
+    for t in range(num_tiers):
+        clear_cache(st, pod * num_tiers + t)
+    if view_base >= 0:
+        clear_cache(st, view_base + pod)
+
+
+@njit(cache=True)
+def advance_load(now: float, starts: tuple, finishes: tuple, sizes: np.ndarray, queue_len: np.ndarray,
+                 inflight: np.ndarray) -> None:
+    """Drop prefills that started and requests that finished by now from the per-pod load."""
+    while sizes[0] > 0 and starts[0][0] <= now:
+        queue_len[starts[1][0]] -= 1
+        sizes[0] = time_heap_pop(starts[0], starts[1], starts[2], sizes[0])
+    while sizes[1] > 0 and finishes[0][0] <= now:
+        inflight[finishes[1][0]] -= finishes[2][0]
+        sizes[1] = time_heap_pop(finishes[0], finishes[1], finishes[2], sizes[1])
+
+
+@njit(cache=True)
 def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, block_tokens, req_score, next_use,
                 affinity, st, info, num_pods, tier_ids, tier_weight, enable_offload, view_base, seg_time,
                 seg_router, seg_weights, seg_seed, ev_time, ev_pod, lat, hbm_capacity):
     """Replay every request in arrival order; returns the ReplayOutcome arrays in field order."""
-    n = arrival_s.shape[0]
-    num_tiers = tier_ids.shape[0]
-    pod_of = np.zeros(n, np.int32)
-    hit_blocks = np.zeros((n, 3), np.int32)
-    cached = np.zeros((n, 3), np.int64)
+    n, num_tiers = arrival_s.shape[0], tier_ids.shape[0]
+    pod_of, stored = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    hit_blocks, cached = np.zeros((n, 3), np.int32), np.zeros((n, 3), np.int64)
     queue_s, load_s, prefill_s = np.zeros(n), np.zeros(n), np.zeros(n)
-    ttft_s, finish_s = np.zeros(n), np.zeros(n)
-    stored = np.zeros(n, np.int32)
-    predicted = np.zeros(n)
+    ttft_s, finish_s, predicted = np.zeros(n), np.zeros(n), np.zeros(n)
     queue_len, inflight = np.zeros(num_pods), np.zeros(num_pods)
     kv_util, free_at = np.zeros(num_pods), np.zeros(num_pods)
     last_cold = np.full(num_pods, -1.0)
-    counters = np.zeros(1, np.int64)
-    rng = np.array([seg_seed[0]], np.int64)
-    st_t, st_p, st_b = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
-    fi_t, fi_p, fi_b = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
-    st_n, fi_n, seg, ev, tick = 0, 0, 0, 0, 0
+    counters, rng, sizes = np.zeros(1, np.int64), np.array([seg_seed[0]], np.int64), np.zeros(2, np.int64)
+    starts = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64))
+    finishes = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64))
+    seg, ev, tick = 0, 0, 0
     for i in range(n):
         now = arrival_s[i]
         while ev < ev_time.shape[0] and ev_time[ev] <= now:
-            for t in range(num_tiers):
-                clear_cache(st, ev_pod[ev] * num_tiers + t)
-            if view_base >= 0:
-                clear_cache(st, view_base + ev_pod[ev])
+            restart_pod(st, ev_pod[ev], num_tiers, view_base)
             ev += 1
         while seg + 1 < seg_time.shape[0] and seg_time[seg + 1] <= now:
             seg += 1
             rng[0] = seg_seed[seg]
-        while st_n > 0 and st_t[0] <= now:
-            queue_len[st_p[0]] -= 1
-            st_n = time_heap_pop(st_t, st_p, st_b, st_n)
-        while fi_n > 0 and fi_t[0] <= now:
-            inflight[fi_p[0]] -= fi_b[0]
-            fi_n = time_heap_pop(fi_t, fi_p, fi_b, fi_n)
+        advance_load(now, starts, finishes, sizes, queue_len, inflight)
         for p in range(num_pods):
             kv_util[p] = min(inflight[p] / hbm_capacity[p], 1.0) if hbm_capacity[p] > 0 else 1.0
         lo, hi = offsets[i], offsets[i + 1]
         blocks = block_ids[lo:hi]
-        pod, pred = choose_pod(seg_router[seg], seg_weights[seg], i, blocks, st, num_tiers, view_base,
-                               tier_weight, queue_len, kv_util, counters, rng, affinity[i], last_cold)
-        pod_of[i], predicted[i] = pod, pred
-        first = pod * num_tiers
-        hit_tier = np.zeros(hi - lo, np.int64)
-        k = 0
-        for t in range(num_tiers):
-            while k < hi - lo and contains(st, first + t, blocks[k]):
-                hit_tier[k] = t
-                hit_blocks[i, tier_ids[t]] += 1
-                k += 1
-        num_hits = k
-        for k in range(hi - lo - 1, -1, -1):
-            b = blocks[k]
-            tick += 1
-            info.next_use[b] = next_use[lo + k]
-            info.score[b] = max(info.score[b], req_score[i])
-            if contains(st, first, b):
-                touch(st, first, b, tick, info)
-                continue
-            if k < num_hits and hit_tier[k] > 0 and contains(st, first + hit_tier[k], b):
-                touch(st, first + hit_tier[k], b, tick, info)
-            stored[i] += insert_cascade(st, first, num_tiers, b, tick, info, enable_offload)
+        pod, predicted[i] = choose_pod(seg_router[seg], seg_weights[seg], i, blocks, st, num_tiers, view_base,
+                                       tier_weight, queue_len, kv_util, counters, rng, affinity[i], last_cold)
+        pod_of[i] = pod
+        stored[i], tick = serve_request(st, info, pod * num_tiers, tier_ids, blocks, next_use[lo:hi],
+                                        req_score[i], tick, enable_offload, hit_blocks[i])
         if view_base >= 0:
             for k in range(hi - lo - 1, -1, -1):
                 access(st, view_base + pod, blocks[k], tick, info)
-        done, cum = 0, 0
-        for t in range(3):
-            cum += hit_blocks[i, t]
-            upto = min(cum * block_tokens, input_tokens[i])
-            cached[i, t] = upto - done
-            done = upto
+        done = split_tokens(hit_blocks[i], block_tokens, input_tokens[i], cached[i])
         load_s[i] = cached[i, 1] * lat[2] + cached[i, 2] * lat[3]
         prefill_s[i] = (input_tokens[i] - done) * lat[0]
         start = max(now, free_at[pod])
@@ -151,7 +176,7 @@ def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, bloc
         finish_s[i] = now + ttft_s[i] + output_tokens[i] * lat[1]
         if start > now:
             queue_len[pod] += 1
-            st_n = time_heap_push(st_t, st_p, st_b, st_n, start, pod, 0)
+            sizes[0] = time_heap_push(starts[0], starts[1], starts[2], sizes[0], start, pod, 0)
         inflight[pod] += hi - lo
-        fi_n = time_heap_push(fi_t, fi_p, fi_b, fi_n, finish_s[i], pod, hi - lo)
+        sizes[1] = time_heap_push(finishes[0], finishes[1], finishes[2], sizes[1], finish_s[i], pod, hi - lo)
     return (pod_of, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted)
