@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import importlib
 import json
-import platform
 import pkgutil
+import platform
 import sys
 import time
 from dataclasses import asdict, dataclass
