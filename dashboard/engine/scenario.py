@@ -56,3 +56,22 @@ def sample_story(seed: int = 0, hours: float = 6.0, num_pods: int = 8, scrape_in
     )
     return Story(config, events, annotations, trace, outcome, spec, scrape_s,
                  export_series(trace, outcome, config, spec, scrape_s))
+
+
+def live_story(seed: int = 0, hours: float = 6.0, num_pods: int = 8,
+               restarts: tuple[tuple[float, int], ...] = ()) -> Story:
+    """A cluster for serve-sim: prefix-aware routing from the start, restarts where asked."""
+    duration = hours * HOUR_S
+    trace = generate_workload(seed, WorkloadSpec(duration_s=duration, sessions_per_s=0.03 * num_pods))
+    config = ClusterConfig(
+        num_pods=num_pods, tiers=(TierConfig("gpu", 3_000), TierConfig("cpu", 18_000)),
+        router=RouterConfig("prefix"), hardware="h100-sxm", model="llama-3.1-8b",
+    )
+    for _, pod in restarts:
+        if not 0 <= pod < num_pods:
+            raise ValueError(f"--restart pod {pod} is not in 0..{num_pods - 1}")
+    events = tuple(ClusterEvent(t, "restart", pod=p) for t, p in restarts)
+    outcome = simulate(trace, config, events)
+    spec = ExportSpec(pod_names=tuple(f"vllm-{i}" for i in range(num_pods)), restarts=tuple(restarts))
+    annotations = tuple((t, "restart", f"pod vllm-{p} restarted") for t, p in restarts)
+    return Story(config, events, annotations, trace, outcome, spec, np.zeros(0), [])

@@ -1,0 +1,58 @@
+"""kvscope serve-sim: a simulated llm-d cluster served live at /metrics for Prometheus to scrape."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from dashboard.services import serve_sim
+
+NAME = "serve-sim"
+HELP = "serve a simulated llm-d cluster's /metrics (pod i on port P+i, the EPP on P+N)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Cluster shape, ports, clock, restarts, Prometheus config."""
+    parser.add_argument("--pods", type=int, default=8, help="number of vLLM pods (default 8)")
+    parser.add_argument("--port", type=int, default=18000, help="first port: pod i on P+i, EPP on P+N (default 18000)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--speed", type=float, default=1.0, help="simulated seconds per wall second (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
+    parser.add_argument("--hours", type=float, default=6.0, help="simulated horizon; counters freeze after it")
+    parser.add_argument("--restart", action="append", default=[], metavar="POD@SECONDS",
+                        help="restart pod POD at simulated second SECONDS (counters reset); repeatable")
+    parser.add_argument("--prometheus-config", type=Path, help="write a Prometheus config scraping every target")
+    parser.add_argument("--scrape-interval", default="15s", help="scrape_interval in that config (default 15s)")
+
+
+def parse_restart(text: str) -> tuple[float, int]:
+    """`POD@SECONDS` → (seconds, pod)."""
+    pod, sep, seconds = text.partition("@")
+    try:
+        if not sep:
+            raise ValueError
+        return float(seconds), int(pod)
+    except ValueError:
+        raise ValueError(f"--restart {text!r}: expected POD@SECONDS, e.g. 3@600") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until SIGINT or SIGTERM."""
+    if args.pods < 1:
+        raise ValueError(f"--pods must be at least 1, got {args.pods}")
+    restarts = tuple(parse_restart(r) for r in args.restart)
+    if args.prometheus_config:
+        serve_sim.write_prometheus_config(args.prometheus_config, args.pods, args.port, args.host,
+                                          args.scrape_interval)
+    cluster = serve_sim.start(args.pods, args.port, args.speed, args.seed, args.hours, restarts, args.host)
+    print(f"serving {args.pods} pods on {args.host}:{args.port}-{args.port + args.pods - 1}, "
+          f"EPP on {args.port + args.pods}, speed ×{args.speed:g}", file=sys.stderr, flush=True)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    done.wait()
+    cluster.stop()
+    return 0
