@@ -27,6 +27,9 @@ test: lint
 bench: install
 	$(PY) -m bench.run
 
+demo: install
+	bash scripts/demo.sh
+
 sample: install
 	$(PY) -m dashboard sample --out sample_data
 
