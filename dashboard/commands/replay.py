@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from dashboard.commands._common import emit_json
+from dashboard.commands._common import add_db_argument, db_path, emit_json
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.core import profiles
 from dashboard.engine.policies import policy_names
 from dashboard.engine.routers import router_names
-from dashboard.services.replay import ReplayRequest, run_replay
+from dashboard.services.replay import ReplayRequest, run_replay, save_replay
+from dashboard.store.db import open_store
 
 NAME = "replay"
 HELP = "replay a trace through pods, tiers, an eviction policy and a router"
@@ -28,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--disk-blocks", type=int, default=0, help="disk tier per pod, blocks (0 = none)")
     parser.add_argument("--seed", type=int, default=0, help="seed for the random router")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_db_argument(parser)
+    parser.add_argument("--save", default=None, metavar="NAME",
+                        help="store the result in the --db store under NAME (replaces an earlier NAME)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,6 +47,12 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     summary = run_replay(trace, req)
+    if args.save is not None:
+        store = open_store(db_path(args))
+        try:
+            save_replay(store, args.save, args.trace, summary)
+        finally:
+            store.close()
     if args.json:
         emit_json(summary.to_dict())
         return 0

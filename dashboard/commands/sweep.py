@@ -1,0 +1,67 @@
+"""kvscope sweep TRACE --grid FILE: many replay configurations over both cores, stored for the UI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from tqdm import tqdm
+
+from dashboard.commands._common import add_db_argument, db_path, emit_json
+from dashboard.commands._trace_args import add_trace_arguments, load_trace
+from dashboard.engine.summary import ReplaySummary
+from dashboard.services.sweep import iter_sweep, read_grid, save_sweep
+from dashboard.store.db import open_store
+
+NAME = "sweep"
+HELP = "replay a trace under every combination of a grid file's parameters (process pool, stored in the db)"
+COLUMNS = ("pods", "router", "policy", "hbm", "cpu", "disk", "block_hit", "token_hit", "ttft_p50_s", "ttft_p99_s",
+           "imbalance")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """TRACE, --grid, --workers, --name, --db, --json."""
+    add_trace_arguments(parser)
+    parser.add_argument("--grid", required=True, help="TOML or JSON file: parameter = [values] (see docs/whatif.md)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--name", default=None, help="sweep name in the store (default: the grid's name or file stem)")
+    parser.add_argument("--no-save", action="store_true", help="do not store the results")
+    parser.add_argument("--json", action="store_true", help="print one JSON object {\"configs\": [...]}")
+    add_db_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the grid, show progress on stderr, store and print the results."""
+    grid = read_grid(args.grid)
+    trace = load_trace(args)
+    started = time.perf_counter()
+    results: dict[int, ReplaySummary] = {}
+    bar = tqdm(total=len(grid.requests), desc="sweep", unit="config", file=sys.stderr, disable=None)
+    for index, summary in iter_sweep(trace, grid.requests, args.workers):
+        results[index] = summary
+        bar.update(1)
+    bar.close()
+    summaries = [results[i] for i in range(len(grid.requests))]
+    wall_s = time.perf_counter() - started
+    if not args.no_save:
+        store = open_store(db_path(args))
+        try:
+            save_sweep(store, args.name or grid.name, args.trace, summaries)
+        finally:
+            store.close()
+    if args.json:
+        emit_json({"name": args.name or grid.name, "wall_s": wall_s, "configs": [s.to_dict() for s in summaries]})
+        return 0
+    print(" ".join(f"{c:>12}" for c in COLUMNS))
+    for s in summaries:
+        print(" ".join(f"{v:>12}" for v in _row(s)))
+    print(f"{len(summaries)} configs in {wall_s:.2f} s on {args.workers} workers", file=sys.stderr)
+    return 0
+
+
+def _row(s: ReplaySummary) -> list[str]:
+    c = s.config
+    return [str(c["num_pods"]), c["router"], c["policy"], f"{c['hbm_blocks']:,}", f"{c['cpu_blocks']:,}",
+            f"{c['disk_blocks']:,}", f"{s.block_hit_ratio:.6f}", f"{s.token_hit_ratio:.6f}",
+            f"{s.ttft_s['p50']:.3f}", f"{s.ttft_s['p99']:.3f}", f"{s.load_imbalance:.2f}"]

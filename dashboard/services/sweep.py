@@ -1,0 +1,123 @@
+"""Sweeps: the cartesian product of a grid of replay parameters, run over a pool of processes.
+
+A grid file (TOML or JSON) maps parameter names to a value or a list of values; every
+combination is one replay. The trace goes to each worker once, when the worker starts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing
+import tomllib
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from dashboard.core.types import Trace
+from dashboard.engine.policies import policy_info
+from dashboard.engine.summary import ReplaySummary
+from dashboard.services.replay import ReplayRequest, cluster_config, run_replay, save_replay
+from dashboard.store.db import Store
+
+# grid key -> ReplayRequest field; a grid may also carry `name` (the sweep's name).
+GRID_KEYS = {"pods": "num_pods", "num_pods": "num_pods", "router": "router", "policy": "policy",
+             "hbm_blocks": "hbm_blocks", "cpu_blocks": "cpu_blocks", "disk_blocks": "disk_blocks",
+             "hardware": "hardware", "model": "model", "seed": "seed"}
+_INT_FIELDS = {f.name for f in fields(ReplayRequest) if f.type in ("int", "int | None")}
+
+
+@dataclass(frozen=True)
+class SweepGrid:
+    """A parsed grid file: the sweep's name and one ReplayRequest per combination."""
+
+    name: str
+    requests: tuple[ReplayRequest, ...]
+
+
+def read_grid(path: str | Path) -> SweepGrid:
+    """Parse a TOML or JSON grid file into its configurations (ValueError naming the file and key)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such grid file")
+    try:
+        raw = json.loads(path.read_text()) if path.suffix == ".json" else tomllib.loads(path.read_text())
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: not a valid {'JSON' if path.suffix == '.json' else 'TOML'} grid: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: a grid is a table of parameter = [values]")
+    name = str(raw.pop("name", path.stem))
+    return SweepGrid(name, tuple(grid_requests(raw, str(path))))
+
+
+def grid_requests(grid: dict, where: str = "grid") -> list[ReplayRequest]:
+    """Every combination of the grid's value lists, as ReplayRequests, in file order."""
+    unknown = sorted(set(grid) - set(GRID_KEYS))
+    if unknown:
+        raise ValueError(f"{where}: unknown grid key(s) {', '.join(unknown)}; known: {', '.join(GRID_KEYS)}, name")
+    axes = []
+    for key, values in grid.items():
+        values = values if isinstance(values, list) else [values]
+        if not values:
+            raise ValueError(f"{where}: grid key {key!r} has an empty list")
+        field_name = GRID_KEYS[key]
+        for v in values:
+            if field_name in _INT_FIELDS and (not isinstance(v, int) or isinstance(v, bool)):
+                raise ValueError(f"{where}: grid key {key!r}: {v!r} is not a whole number")
+            if field_name not in _INT_FIELDS and not isinstance(v, str):
+                raise ValueError(f"{where}: grid key {key!r}: {v!r} is not a name")
+        axes.append([(field_name, v) for v in values])
+    return [replace(ReplayRequest(), **dict(combo)) for combo in itertools.product(*axes)]
+
+
+def check_requests(requests: tuple[ReplayRequest, ...] | list[ReplayRequest], block_tokens: int) -> None:
+    """Fail before any work if a configuration is invalid (unknown router/policy, no HBM size, …)."""
+    for i, req in enumerate(requests):
+        try:
+            policy_info(req.policy)
+            cluster_config(req, block_tokens)
+        except ValueError as exc:
+            raise ValueError(f"config {i} ({req}): {exc}") from None
+
+
+_WORKER_TRACE: list[Trace] = []
+
+
+def _init_worker(trace: Trace) -> None:
+    _WORKER_TRACE[:] = [trace]
+
+
+def _run_one(index: int, req: ReplayRequest) -> tuple[int, ReplaySummary]:
+    return index, run_replay(_WORKER_TRACE[0], req)
+
+
+def iter_sweep(trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest],
+               num_workers: int = 2) -> Iterator[tuple[int, ReplaySummary]]:
+    """Run every request, yielding (index, summary) as each finishes (order of completion)."""
+    check_requests(requests, trace.block_tokens)
+    if num_workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {num_workers}")
+    if num_workers == 1 or len(requests) == 1:
+        for i, req in enumerate(requests):
+            yield i, run_replay(trace, req)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    # NOTE: fork shares the parent's loaded modules and numba cache; spawn is the portable fallback.
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with ProcessPoolExecutor(num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)) as pool:
+        futures = [pool.submit(_run_one, i, req) for i, req in enumerate(requests)]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def run_sweep(trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest],
+              num_workers: int = 2) -> list[ReplaySummary]:
+    """Summaries of every request, in request order."""
+    results: dict[int, ReplaySummary] = dict(iter_sweep(trace, requests, num_workers))
+    return [results[i] for i in range(len(requests))]
+
+
+def save_sweep(store: Store, sweep_name: str, trace_label: str, summaries: list[ReplaySummary]) -> list[int]:
+    """Store each config's summary as run `<sweep_name>/<index>` of sweep sweep_name; returns run_ids."""
+    return [save_replay(store, f"{sweep_name}/{i}", trace_label, s, sweep=sweep_name) for i, s in enumerate(summaries)]
