@@ -1,4 +1,4 @@
-"""kvscope mrc TRACE: the exact LRU miss-ratio curve of a trace, in one pass."""
+"""kvscope mrc TRACE: hit ratio versus capacity — exact in one pass for LRU, by sweep for other policies."""
 
 from __future__ import annotations
 
@@ -8,17 +8,21 @@ import numpy as np
 
 from dashboard.commands._common import emit_json
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
-from dashboard.engine.mrc import default_capacities, lru_mrc
+from dashboard.engine.mrc import default_capacities
+from dashboard.engine.policies import policy_info, policy_names
+from dashboard.services.sweep import policy_curve
 
 NAME = "mrc"
-HELP = "hit ratio versus cache capacity (exact one-pass LRU miss-ratio curve)"
+HELP = "hit ratio versus cache capacity (exact one-pass LRU curve; other policies by sweep)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """TRACE, --format, --block-tokens, --policy, --points, --capacities, --json."""
+    """TRACE, --format, --block-tokens, --policy, --workers, --points, --capacities, --json."""
     add_trace_arguments(parser)
-    parser.add_argument("--policy", choices=("lru",), default="lru",
-                        help="eviction policy (the one-pass curve is exact for LRU)")
+    parser.add_argument("--policy", default="lru",
+                        help=f"eviction policy: {', '.join(policy_names())} (LRU: exact one pass; others: one replay "
+                             "per capacity)")
+    parser.add_argument("--workers", type=int, default=2, help="processes for non-LRU curves (default 2)")
     parser.add_argument("--points", type=int, default=50, help="log-spaced capacities (default 50)")
     parser.add_argument("--capacities", default=None,
                         help="comma-separated capacities in blocks instead of the log grid")
@@ -29,9 +33,10 @@ def run(args: argparse.Namespace) -> int:
     """Compute and print the curve."""
     if args.points < 2:
         raise ValueError(f"--points must be at least 2, got {args.points}")
+    policy_info(args.policy)
     trace = load_trace(args)
     caps = _capacities(args.capacities) if args.capacities else default_capacities(trace.num_blocks, args.points)
-    curve = lru_mrc(trace, caps)
+    curve = policy_curve(trace, args.policy, caps, args.workers)
     if args.json:
         emit_json(curve.to_dict())
         return 0

@@ -15,8 +15,12 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+import numpy as np
+
 from dashboard.core.types import Trace
+from dashboard.engine.mrc import MissRatioCurve, curve_from_hits, lru_mrc, policy_mrc
 from dashboard.engine.policies import policy_info
+from dashboard.engine.replay import replay_single_cache
 from dashboard.engine.summary import ReplaySummary
 from dashboard.services.replay import ReplayRequest, cluster_config, run_replay, save_replay
 from dashboard.store.db import Store
@@ -121,3 +125,20 @@ def run_sweep(trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayReq
 def save_sweep(store: Store, sweep_name: str, trace_label: str, summaries: list[ReplaySummary]) -> list[int]:
     """Store each config's summary as run `<sweep_name>/<index>` of sweep sweep_name; returns run_ids."""
     return [save_replay(store, f"{sweep_name}/{i}", trace_label, s, sweep=sweep_name) for i, s in enumerate(summaries)]
+
+
+def _curve_point(capacity: int, policy: str) -> np.ndarray:
+    return replay_single_cache(_WORKER_TRACE[0], capacity, policy)
+
+
+def policy_curve(trace: Trace, policy: str, capacities: np.ndarray, num_workers: int = 2) -> MissRatioCurve:
+    """Hit-ratio curve of any policy: the exact one pass for LRU, else single-cache replays over a pool."""
+    policy_info(policy)
+    if policy == "lru":
+        return lru_mrc(trace, capacities)
+    if num_workers <= 1 or len(capacities) < 2:
+        return policy_mrc(trace, policy, capacities)
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)) as pool:
+        hits = list(pool.map(_curve_point, [int(c) for c in capacities], [policy] * len(capacities)))
+    return curve_from_hits(trace, capacities, hits)

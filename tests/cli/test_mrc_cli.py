@@ -26,3 +26,16 @@ def test_mrc_rejects_bad_capacities_with_one_line(mooncake_conversation, capsys)
 def test_mrc_on_a_missing_file_names_it(tmp_path, capsys):
     code = main(["mrc", str(tmp_path / "absent.jsonl")])
     assert code == 2 and "absent.jsonl" in capsys.readouterr().err
+
+
+def test_mrc_of_another_policy_is_swept(mooncake_conversation, capsys):
+    code = main(["mrc", str(mooncake_conversation), "--policy", "s3fifo", "--capacities", "1827,18279", "--json"])
+    curve = json.loads(capsys.readouterr().out)
+    assert code == 0 and curve["capacity_blocks"] == [1827, 18279]
+    assert curve["block_hit_ratio"][0] <= curve["block_hit_ratio"][1] <= 0.366412
+
+
+def test_mrc_with_an_unknown_policy_lists_the_known_ones(mooncake_conversation, capsys):
+    code = main(["mrc", str(mooncake_conversation), "--policy", "nope"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "unknown policy 'nope'; known: lru" in err[0]

@@ -1,0 +1,50 @@
+"""The one-pass LRU curve equals individual replays (single cache and one-pod cluster) at every point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dashboard.core.types import ClusterConfig, RouterConfig, TierConfig
+from dashboard.engine.mrc import default_capacities, lru_mrc
+from dashboard.engine.readers.mooncake import read_mooncake
+from dashboard.engine.replay import block_hit_ratio, replay_single_cache, simulate
+from dashboard.services.sweep import policy_curve
+
+CAPACITIES = np.array([0, 1, 500, 1_827, 9_139, 18_279, 45_697, 182_790, 400_000])
+
+
+@pytest.fixture(scope="module")
+def conversation(mooncake_conversation):
+    return read_mooncake(mooncake_conversation)
+
+
+def test_curve_equals_single_cache_lru_replays_at_every_point(conversation):
+    curve = lru_mrc(conversation, CAPACITIES)
+    for capacity, ratio, token_ratio in zip(CAPACITIES, curve.block_hit_ratio, curve.token_hit_ratio, strict=True):
+        hits = replay_single_cache(conversation, int(capacity), "lru")
+        assert ratio == block_hit_ratio(hits, conversation)
+        cached = np.minimum(hits.astype(np.int64) * conversation.block_tokens, conversation.input_tokens)
+        assert token_ratio == pytest.approx(cached.sum() / conversation.input_tokens.sum(), abs=1e-12)
+
+
+def test_curve_equals_one_pod_cluster_replays(conversation):
+    caps = np.array([1_827, 18_279])
+    curve = lru_mrc(conversation, caps)
+    for capacity, ratio in zip(caps, curve.block_hit_ratio, strict=True):
+        config = ClusterConfig(num_pods=1, tiers=(TierConfig("gpu", int(capacity)),), router=RouterConfig("round_robin"))
+        outcome = simulate(conversation, config)
+        assert outcome.hit_blocks.sum() / conversation.num_block_accesses == ratio
+
+
+def test_default_grid_holds_the_reference_points_and_spans_the_unique_blocks(conversation):
+    grid = default_capacities(conversation.num_blocks)
+    assert {1_827, 9_139, 18_279, 45_697, 91_395, 182_790} <= set(grid.tolist())
+    assert grid[0] == 182 and grid[-1] == 182_790
+
+
+def test_pooled_policy_curve_equals_serial_replays(conversation):
+    caps = np.array([1_000, 18_279])
+    pooled = policy_curve(conversation, "fifo", caps, num_workers=2)
+    serial = [block_hit_ratio(replay_single_cache(conversation, int(c), "fifo"), conversation) for c in caps]
+    assert pooled.block_hit_ratio.tolist() == serial
