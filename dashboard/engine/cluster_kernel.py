@@ -11,7 +11,7 @@ from dashboard.engine.policies.dispatch import access, contains, insert, touch
 from dashboard.engine.policies.state import clear_cache
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def insert_cascade(st: tuple, first_cache: int, num_tiers: int, b: int, tick: int, info: tuple,
                    enable_offload: bool) -> int:
     """Insert b into the top tier; each eviction is demoted one tier down. Returns blocks written below the top."""
@@ -29,11 +29,12 @@ def insert_cascade(st: tuple, first_cache: int, num_tiers: int, b: int, tick: in
         cur, t = v, t + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tuple, num_tiers: int,
                view_base: int, tier_weight: np.ndarray, queue_len: np.ndarray, kv_util: np.ndarray,
-               counters: np.ndarray, rng: np.ndarray, affinity_pod: int, last_cold: np.ndarray) -> tuple:
-    """(pod, predicted match ratio) for request i under router rid."""
+               counters: np.ndarray, rng: np.ndarray, affinity_pod: int, last_cold: np.ndarray,
+               matched: np.ndarray, ones: np.ndarray) -> tuple:
+    """(pod, predicted match ratio) for request i under router rid; matched is per-pod scratch."""
     num_pods = queue_len.shape[0]
     m = blocks.shape[0]
     if rid == R.ROUND_ROBIN:
@@ -49,14 +50,12 @@ def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tu
             if queue_len[p] < queue_len[best] or (queue_len[p] == queue_len[best] and kv_util[p] < kv_util[best]):
                 best = p
         return best, 0.0
-    matched = np.zeros(num_pods)
-    ones = np.ones(1)
     for p in range(num_pods):
         if rid == R.PRECISE_PREFIX:
             matched[p] = R.staged_match(st, p * num_tiers, num_tiers, blocks, tier_weight)
         else:
             matched[p] = R.staged_match(st, view_base + p, 1, blocks, ones)
-    if rid == R.NO_HIT_LRU and matched.max() == 0.0:
+    if rid == R.NO_HIT_LRU and R.array_max(matched) == 0.0:
         best = 0
         for p in range(1, num_pods):
             if last_cold[p] < last_cold[best]:
@@ -67,13 +66,15 @@ def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tu
     return best, (matched[best] / m if m > 0 else 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def serve_request(st: tuple, info: tuple, first: int, tier_ids: np.ndarray, blocks: np.ndarray,
                   next_use: np.ndarray, score: float, tick: int, enable_offload: bool,
-                  hit_row: np.ndarray) -> tuple:
-    """Staged lookup (hits into hit_row by TIER_NAMES index), then the tail-first update; (stored, tick)."""
+                  hit_row: np.ndarray, hit_tier: np.ndarray) -> tuple:
+    """Staged lookup (hits into hit_row by TIER_NAMES index), then the tail-first update; (stored, tick).
+
+    hit_tier is scratch of at least len(blocks) entries.
+    """
     num_tiers, m = tier_ids.shape[0], blocks.shape[0]
-    hit_tier = np.zeros(m, np.int64)
     k = 0
     for t in range(num_tiers):
         while k < m and contains(st, first + t, blocks[k]):
@@ -95,7 +96,7 @@ def serve_request(st: tuple, info: tuple, first: int, tier_ids: np.ndarray, bloc
     return stored, tick
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def split_tokens(hit_row: np.ndarray, block_tokens: int, input_tokens: int, cached_row: np.ndarray) -> int:
     """cached_row[t] = token hits served by tier t (gpu first, capped by the input); returns their sum."""
     done, cum = 0, 0
@@ -107,7 +108,7 @@ def split_tokens(hit_row: np.ndarray, block_tokens: int, input_tokens: int, cach
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def restart_pod(st: tuple, pod: int, num_tiers: int, view_base: int) -> None:
     """Empty every tier of pod and its EPP view."""
     for t in range(num_tiers):
@@ -116,7 +117,7 @@ def restart_pod(st: tuple, pod: int, num_tiers: int, view_base: int) -> None:
         clear_cache(st, view_base + pod)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance_load(now: float, starts: tuple, finishes: tuple, sizes: np.ndarray, queue_len: np.ndarray,
                  inflight: np.ndarray) -> None:
     """Drop prefills that started and requests that finished by now from the per-pod load."""
@@ -145,6 +146,11 @@ def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, bloc
     starts = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64))
     finishes = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64))
     seg, ev, tick = 0, 0, 0
+    matched, ones = np.zeros(num_pods), np.ones(1)
+    max_len = 0
+    for i in range(n):
+        max_len = max(max_len, offsets[i + 1] - offsets[i])
+    hit_tier = np.zeros(max_len, np.int64)
     for i in range(n):
         now = arrival_s[i]
         while ev < ev_time.shape[0] and ev_time[ev] <= now:
@@ -159,10 +165,11 @@ def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, bloc
         lo, hi = offsets[i], offsets[i + 1]
         blocks = block_ids[lo:hi]
         pod, predicted[i] = choose_pod(seg_router[seg], seg_weights[seg], i, blocks, st, num_tiers, view_base,
-                                       tier_weight, queue_len, kv_util, counters, rng, affinity[i], last_cold)
+                                       tier_weight, queue_len, kv_util, counters, rng, affinity[i], last_cold,
+                                       matched, ones)
         pod_of[i] = pod
         stored[i], tick = serve_request(st, info, pod * num_tiers, tier_ids, blocks, next_use[lo:hi],
-                                        req_score[i], tick, enable_offload, hit_blocks[i])
+                                        req_score[i], tick, enable_offload, hit_blocks[i], hit_tier)
         if view_base >= 0:
             for k in range(hi - lo - 1, -1, -1):
                 access(st, view_base + pod, blocks[k], tick, info)

@@ -71,14 +71,14 @@ def affinity_pods(session_keys: np.ndarray, num_pods: int, seed: int, num_vnodes
     return owners[idx]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lcg_next(state: np.ndarray) -> int:
     """Advance the 64-bit LCG in state[0]; return 31 random bits."""
     state[0] = state[0] * 6364136223846793005 + 1442695040888963407
     return (state[0] >> 33) & 0x7FFFFFFF
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def staged_match(st: tuple, first_cache: int, num_tiers: int, blocks: np.ndarray, tier_weight: np.ndarray) -> float:
     """Leading blocks found tier after tier (gpu, then cpu, then disk), weighted per tier."""
     k, total = 0, 0.0
@@ -89,10 +89,19 @@ def staged_match(st: tuple, first_cache: int, num_tiers: int, blocks: np.ndarray
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def array_max(values: np.ndarray) -> float:
+    """Largest entry of a non-empty 1-D array (a loop: ndarray.max needs reference counting)."""
+    best = values[0]
+    for v in values:
+        best = max(best, v)
+    return best
+
+
+@njit(cache=True, _nrt=False)
 def score_pods(matched: np.ndarray, m: int, weights: np.ndarray, queue_len: np.ndarray, kv_util: np.ndarray) -> int:
     """EPP weighted score; highest wins, ties → lowest pod index."""
-    max_q = queue_len.max()
+    max_q = array_max(queue_len)
     best, best_score = 0, -1e300
     for p in range(matched.shape[0]):
         qs = 1.0 - queue_len[p] / max_q if max_q > 0 else 1.0

@@ -16,20 +16,20 @@ from dashboard.engine.policies import fifo, learned, lfu, lru, oracle, s3fifo
 from dashboard.engine.policies.state import MAIN, SMALL, CacheState
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def contains(st: CacheState, c: int, b: int) -> bool:
     """Whether block b is resident in cache c (ghost keys are not)."""
     w = st.where[c, b]
     return w == 1 or w == 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def size(st: CacheState, c: int) -> int:
     """Resident blocks of cache c."""
     return st.lsize[c, MAIN] + st.lsize[c, SMALL]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Record a hit on resident block b."""
     p = st.pol[c]
@@ -47,7 +47,7 @@ def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
         learned.hit(st, c, b, tick, info)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _evict(st: CacheState, c: int) -> int:
     p = st.pol[c]
     if p == lru.POLICY_ID:
@@ -63,7 +63,7 @@ def _evict(st: CacheState, c: int) -> int:
     return learned.evict(st, c)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
     """Insert absent block b; return the block evicted to stay within capacity, or -1."""
     p = st.pol[c]
@@ -84,7 +84,7 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def access(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
     """Touch b if resident, else insert it; return the evicted block or -1."""
     if contains(st, c, b):

@@ -15,20 +15,20 @@ NAME = "fifo"
 DESCRIPTION = "first in, first out; hits do not change the order"
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """A hit leaves FIFO order unchanged."""
     return
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block as newest."""
     st.where[c, b] = 1
     list_push_front(st, c, b, MAIN)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the oldest inserted block."""
     b = list_oldest(st, c, MAIN)

@@ -39,7 +39,7 @@ class LearnedOptions:
     prior_weight: float = 4.0  # pseudo-requests at the global rate in each bucket
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bucket_of(turn: int, idle_s: float, growth_blocks: int, type_code: int) -> int:
     """Feature bucket: turn {0,1,2,3-4,5-8,9+} × idle (none, 6 edges) × growth {≤1,≤4,≤16,more} × type."""
     tb = 0 if turn <= 0 else (turn if turn <= 2 else (3 if turn <= 4 else (4 if turn <= 8 else 5)))
@@ -92,7 +92,7 @@ def continuation_keys(
     return keys
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set_key(st: CacheState, c: int, b: int, info: tuple) -> None:
     key = info.score[b]
     if st.where[c, b] != 1 or st.k1[c, b] < key:
@@ -102,13 +102,13 @@ def _set_key(st: CacheState, c: int, b: int, info: tuple) -> None:
         heap_push(st, c, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Keep the block's highest score."""
     _set_key(st, c, b, info)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block with its current score."""
     st.lsize[c, MAIN] += 1
@@ -116,7 +116,7 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     _set_key(st, c, b, info)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the block with the lowest score."""
     b = heap_pop_live(st, c)

@@ -16,7 +16,7 @@ NAME = "lfu"
 DESCRIPTION = "least frequently used since entering the cache; ties by least recently used"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Count the touch and record its tick."""
     st.k1[c, b] += 1.0
@@ -24,7 +24,7 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     heap_push(st, c, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block with count 1."""
     st.where[c, b] = 1
@@ -34,7 +34,7 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     heap_push(st, c, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the least frequently (then least recently) used block."""
     b = heap_pop_live(st, c)

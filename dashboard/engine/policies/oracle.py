@@ -19,7 +19,7 @@ NAME = "oracle"
 DESCRIPTION = "reference ceiling: evicts the block used farthest in the future (reads the future)"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set_key(st: CacheState, c: int, b: int, info: tuple) -> None:
     key = -float(info.next_use[b])
     if st.where[c, b] != 1 or st.k1[c, b] != key:
@@ -29,20 +29,20 @@ def _set_key(st: CacheState, c: int, b: int, info: tuple) -> None:
         heap_push(st, c, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Refresh the block's next use."""
     _set_key(st, c, b, info)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block keyed by its next use."""
     st.lsize[c, MAIN] += 1
     _set_key(st, c, b, info)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the block used farthest in the future."""
     b = heap_pop_live(st, c)

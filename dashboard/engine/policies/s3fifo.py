@@ -27,19 +27,19 @@ NAME = "s3fifo"
 DESCRIPTION = "S3-FIFO: small probationary FIFO, main FIFO with reinsertion, ghost keys"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def small_share(capacity: int) -> int:
     """Blocks reserved for the small queue."""
     return max(1, capacity // 10)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Raise the block's frequency, capped at 3."""
     st.k2[c, b] = min(st.k2[c, b] + 1, 3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add to MAIN if remembered in GHOST, else to SMALL; frequency 0."""
     st.k2[c, b] = 0
@@ -52,7 +52,7 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
         list_push_front(st, c, b, SMALL)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _to_ghost(st: CacheState, c: int, b: int) -> None:
     st.where[c, b] = 3
     list_push_front(st, c, b, GHOST)
@@ -62,7 +62,7 @@ def _to_ghost(st: CacheState, c: int, b: int) -> None:
         st.where[c, old] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evict(st: CacheState, c: int) -> int:
     """Remove and return one resident block (see the module docstring for the order)."""
     if st.lsize[c, SMALL] >= small_share(st.cap[c]) or st.lsize[c, MAIN] == 0:
