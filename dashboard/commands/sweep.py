@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     trace = load_trace(args)
     started = time.perf_counter()
     results: dict[int, ReplaySummary] = {}
-    bar = tqdm(total=len(grid.requests), desc="sweep", unit="config", file=sys.stderr, disable=None)
+    bar = tqdm(total=len(grid.requests), desc="sweep", unit="config", file=sys.stderr)
     for index, summary in iter_sweep(trace, grid.requests, args.workers):
         results[index] = summary
         bar.update(1)

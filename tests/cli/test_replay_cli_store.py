@@ -55,6 +55,7 @@ def test_sweep_on_a_four_config_grid_stores_four_rows(mooncake_conversation, tmp
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert len(out["configs"]) == 4 and captured.out.count("\n") == 1
+    assert "4/4" in captured.err, "the progress bar goes to stderr"
     store = open_store(db)
     try:
         runs = list_replays(store, sweep="four")
