@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from dashboard.commands._common import emit_json
+from dashboard.commands._common import add_db_argument, emit_json
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.engine.mrc import default_capacities
 from dashboard.engine.policies import policy_info, policy_names
@@ -17,7 +17,7 @@ HELP = "hit ratio versus cache capacity (exact one-pass LRU curve; other policie
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """TRACE, --format, --block-tokens, --policy, --workers, --points, --capacities, --json."""
+    """TRACE, --format, --block-tokens, --policy, --workers, --points, --capacities, --json, --db."""
     add_trace_arguments(parser)
     parser.add_argument("--policy", default="lru",
                         help=f"eviction policy: {', '.join(policy_names())} (LRU: exact one pass; others: one replay "
@@ -27,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--capacities", default=None,
                         help="comma-separated capacities in blocks instead of the log grid")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_db_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
