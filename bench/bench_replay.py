@@ -165,9 +165,13 @@ def bench_reduction(trace: Trace) -> list[Result]:
             f"import read_trace; print(space_reduction_vs_lru(read_trace('{TRACE}'), '{policy}', 18279))\"",
             value, "%", "LRU at 18,279 blocks", 0.0, target, met,
             f"LRU hit ratio {r.lru_block_hit_ratio:.6f} at {r.lru_capacity_blocks:,} blocks; {policy} reaches "
-            f"{r.policy_block_hit_ratio:.6f} at {r.policy_capacity_blocks} blocks (smallest, by bisection over "
+            f"{r.policy_block_hit_ratio:.6f} at {_blocks(r.policy_capacity_blocks)} blocks (smallest, by bisection over "
             f"{r.num_replays} single-cache replays, {took_s:.1f} s)"))
     return results
+
+
+def _blocks(capacity: int | None) -> str:
+    return "no capacity up to all unique" if capacity is None else f"{capacity:,}"
 
 
 def _median_wall(cmd: list[str], repeats: int) -> float:
