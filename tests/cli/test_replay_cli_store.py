@@ -75,3 +75,10 @@ def test_sweep_with_a_bad_grid_exits_2_with_one_line(mooncake_conversation, tmp_
     code = main(["sweep", str(mooncake_conversation), "--grid", str(grid), "--no-save"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "routers" in err[0]
+
+
+def test_replay_save_with_an_empty_name_exits_2(mooncake_conversation, tmp_path, capsys):
+    code = main(["replay", str(mooncake_conversation), "--hbm-blocks", "10", "--db", str(tmp_path / "k.duckdb"),
+                 "--save", ""])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "non-empty name" in err[0]

@@ -91,3 +91,10 @@ def test_policy_curve_by_sweep_equals_single_cache_replays_at_every_point():
     assert swept.block_hit_ratio.tolist() == pytest.approx(fifo)
     # Two 4-token blocks, 8 input tokens: the token ratio equals the block ratio here.
     assert swept.token_hit_ratio.tolist() == pytest.approx(fifo)
+
+
+def test_token_metric_reads_the_token_curve_and_bad_metrics_are_rejected():
+    tokens = MissRatioCurve(np.array([100, 200]), np.array([0.1, 0.3]), np.array([0.2, 0.4]))
+    assert capacity_for_hit_ratio(tokens, 0.3, metric="token") == pytest.approx(150.0)
+    with pytest.raises(ValueError, match="metric must be 'block' or 'token'"):
+        capacity_for_hit_ratio(tokens, 0.3, metric="bytes")
