@@ -22,6 +22,7 @@ def main() -> None:
     store = cached.get_store()
     path = str(cached.store_path())
     bounds = cached.bounds(path) if store is not None else None
+    sidebar.render_source(path, bounds)
     st.session_state["app_store_path"] = path
     st.session_state["app_bounds"] = bounds
     st.session_state["app_selection"] = sidebar.render(path, bounds) if bounds and not bounds.is_empty else None

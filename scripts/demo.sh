@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make demo: a live simulated cluster (kvscope serve-sim) scraped by a real Prometheus, pulled by
-# `kvscope collect` into data/demo.duckdb, shown by the app. Ctrl-C stops everything.
+# make demo: a live simulated cluster (kvscope serve-sim) scraped by a real Prometheus, pulled into
+# data/demo.duckdb by the app's own collector thread (the file's single writer). Ctrl-C stops all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -25,10 +25,8 @@ prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb"
     --web.listen-address="127.0.0.1:$PROM_PORT" >"$work/prometheus.log" 2>&1 &
 pids+=($!)
 sleep 3
-"$PY" -m dashboard collect --prometheus "http://127.0.0.1:$PROM_PORT" --db "$DB" --since 10m --interval 5s &
-pids+=($!)
-sleep 8
 echo "kvscope demo: app on http://127.0.0.1:$APP_PORT (Prometheus on :$PROM_PORT, simulated pods from :$SIM_PORT)"
-KVSCOPE_DB="$DB" .venv/bin/streamlit run dashboard/app.py --server.port "$APP_PORT" &
+KVSCOPE_DB="$DB" KVSCOPE_PROMETHEUS_URL="http://127.0.0.1:$PROM_PORT" KVSCOPE_COLLECT_INTERVAL=5s \
+    KVSCOPE_COLLECT_SINCE=10m .venv/bin/streamlit run dashboard/app.py --server.port "$APP_PORT" &
 pids+=($!)
 wait

@@ -1,4 +1,4 @@
-"""A live stack shared by the ingest tests: two vLLM-named exporters scraped by real Prometheus."""
+"""A live stack shared by the ingest and UI tests: two vLLM-named exporters scraped by real Prometheus."""
 
 from __future__ import annotations
 

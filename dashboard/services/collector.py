@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from dashboard.ingest import prometheus, scrape
-from dashboard.ingest.config import PrometheusConfig
+from dashboard.ingest.config import PrometheusConfig, load_config
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import write_samples
@@ -135,3 +135,21 @@ def parse_duration(text: str) -> float:
     except ValueError:
         raise ValueError(f"duration {text!r}: expected e.g. 30s, 5m, 6h") from None
 
+
+
+SCRAPE_ENV = "KVSCOPE_SCRAPE"
+
+
+def live_source_configured(env: dict[str, str]) -> bool:
+    """True when the environment names a live source for the app's own collector."""
+    return bool(env.get("KVSCOPE_PROMETHEUS_URL") or env.get(SCRAPE_ENV))
+
+
+def collector_from_environment(store: Store, env: dict[str, str]) -> Collector:
+    """The app's collector: $KVSCOPE_PROMETHEUS_URL (+ token etc.) or $KVSCOPE_SCRAPE targets."""
+    interval_s = parse_duration(env.get("KVSCOPE_COLLECT_INTERVAL", "15s"))
+    since_s = parse_duration(env.get("KVSCOPE_COLLECT_SINCE", "1h"))
+    if env.get(SCRAPE_ENV):
+        targets = tuple(scrape.parse_target(t) for t in env[SCRAPE_ENV].split(",") if t.strip())
+        return Collector(store, targets=targets, since_s=since_s, interval_s=interval_s)
+    return Collector(store, prometheus_config=load_config(env=env), since_s=since_s, interval_s=interval_s)

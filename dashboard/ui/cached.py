@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -9,6 +10,12 @@ import streamlit as st
 
 from dashboard.core.config import default_db_path
 from dashboard.services import overview
+from dashboard.services.collector import (
+    Collector,
+    CollectorState,
+    collector_from_environment,
+    live_source_configured,
+)
 from dashboard.store.db import Store, open_store
 
 DATA_TTL_S = 10
@@ -19,25 +26,52 @@ def store_path() -> Path:
     return default_db_path()
 
 
+def is_live() -> bool:
+    """True when the app runs its own collector ($KVSCOPE_PROMETHEUS_URL or $KVSCOPE_SCRAPE)."""
+    return live_source_configured(dict(os.environ))
+
+
 @st.cache_resource(show_spinner=False)
 def _open(path: str) -> Store:
-    # NOTE: read-only, so `kvscope collect` or `kvscope load-sample` in another process can
-    # still be the file's single writer between the app's reads.
-    return open_store(path, read_only=True)
+    # NOTE: DuckDB allows one read-write process per file. With a live source the app's own
+    # collector thread is that writer; otherwise the app only reads, so `kvscope collect` or
+    # `kvscope load-sample` can write the file while the app is stopped.
+    return open_store(path, read_only=not is_live())
+
+
+@st.cache_resource(show_spinner=False)
+def _collector(path: str) -> Collector:
+    collector = collector_from_environment(_open(path), dict(os.environ))
+    collector.start()
+    return collector
 
 
 def get_store() -> Store | None:
-    """The open store, or None when the file does not exist yet."""
+    """The open store (starting the live collector if configured), or None when there is no file."""
     path = store_path()
-    if not path.exists():
+    if is_live():
+        _collector(str(path))
+    elif not path.exists():
         return None
     return _open(str(path))
 
 
+def collector_state() -> CollectorState | None:
+    """The in-app collector's state, or None when the app only reads."""
+    return _collector(str(store_path())).state() if is_live() else None
+
+
 @st.cache_data(ttl=DATA_TTL_S, max_entries=8, show_spinner=False)
-def bounds(path: str) -> overview.Bounds:
-    """Cached first/last sample time."""
+def _bounds(path: str) -> overview.Bounds:
     return overview.bounds(_open(path))
+
+
+def bounds(path: str) -> overview.Bounds:
+    """Cached first/last sample time; an empty store is asked again next run (live data may arrive)."""
+    result = _bounds(path)
+    if result.is_empty:
+        _bounds.clear()
+    return result
 
 
 @st.cache_data(ttl=60, max_entries=8, show_spinner=False)

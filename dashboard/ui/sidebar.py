@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import streamlit as st
 
@@ -36,20 +36,41 @@ class Selection:
         return overview.time_range(bounds.last_ts, length)
 
 
+def render_source(path: str, bounds: overview.Bounds | None) -> None:
+    """Where the data comes from: the store, its span, the live collector's state."""
+    sb = st.sidebar
+    sb.caption(f"Store: `{path}`")
+    if bounds is not None:
+        sb.caption(f"{bounds.num_series:,} series · {bounds.num_samples:,} samples")
+    if bounds is not None and bounds.last_ts is not None:
+        sb.caption(f"Data: {bounds.first_ts:%Y-%m-%d %H:%M} → {bounds.last_ts:%Y-%m-%d %H:%M} UTC")
+    _collector_status(sb)
+
+
 def render(path: str, bounds: overview.Bounds) -> Selection:
     """Draw the shared controls and return the selection."""
     sb = st.sidebar
-    sb.caption(f"Store: `{path}`")
-    sb.caption(f"{bounds.num_series:,} series · {bounds.num_samples:,} samples")
-    if bounds.last_ts is not None:
-        sb.caption(f"Data: {bounds.first_ts:%Y-%m-%d %H:%M} → {bounds.last_ts:%Y-%m-%d %H:%M} UTC")
-    sb.caption("Collector: none running in this app (run `kvscope collect` beside it)")
     preset = sb.selectbox("Time range", [*PRESETS_S, "all data", "custom"], index=4, key="sidebar_range")
     custom = _custom_range(bounds) if preset == "custom" else None
     all_pods = cached.pods(path)
     chosen = sb.multiselect("Pods", all_pods, default=[], key="sidebar_pods", placeholder="all pods")
     refresh = sb.selectbox("Auto-refresh", list(REFRESH_S), index=0, key="sidebar_refresh")
     return Selection(preset=preset, custom=custom, pods=tuple(chosen), refresh_s=REFRESH_S[refresh])
+
+
+def _collector_status(sb) -> None:
+    """Last pull, lag and last error of the in-app collector (never any secret)."""
+    state = cached.collector_state()
+    if state is None:
+        sb.caption("Collector: off (set KVSCOPE_PROMETHEUS_URL or KVSCOPE_SCRAPE to pull live)")
+        return
+    now = datetime.now(tz=UTC).replace(tzinfo=None)
+    lag = state.lag_s(now)
+    pulled = "never" if state.last_pull_at is None else f"{state.last_pull_at:%H:%M:%S} UTC"
+    sb.caption(f"Collector: last pull {pulled} · lag {'—' if lag is None else f'{lag:.0f} s'} · "
+               f"{state.num_stored:,} samples stored")
+    if state.last_error:
+        sb.error(f"Collector: {state.last_error} — showing stored data")
 
 
 def _custom_range(bounds: overview.Bounds) -> tuple[datetime, datetime]:
