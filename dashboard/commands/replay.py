@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None and value < 0:
             raise ValueError(f"--{flag.replace('_', '-')} must be non-negative, got {value}")
+    if args.save is not None and not args.save.strip():
+        raise ValueError("--save needs a non-empty name")
     trace = load_trace(args)
     req = ReplayRequest(
         num_pods=args.pods, router=args.router, policy=args.policy, hbm_blocks=args.hbm_blocks,
