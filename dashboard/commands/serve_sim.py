@@ -44,15 +44,16 @@ def run(args: argparse.Namespace) -> int:
     if args.pods < 1:
         raise ValueError(f"--pods must be at least 1, got {args.pods}")
     restarts = tuple(parse_restart(r) for r in args.restart)
+    done = threading.Event()
+    # NOTE: handlers go in before the simulation so a signal during start-up still exits cleanly.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
     if args.prometheus_config:
         serve_sim.write_prometheus_config(args.prometheus_config, args.pods, args.port, args.host,
                                           args.scrape_interval)
     cluster = serve_sim.start(args.pods, args.port, args.speed, args.seed, args.hours, restarts, args.host)
     print(f"serving {args.pods} pods on {args.host}:{args.port}-{args.port + args.pods - 1}, "
           f"EPP on {args.port + args.pods}, speed ×{args.speed:g}", file=sys.stderr, flush=True)
-    done = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: done.set())
     done.wait()
     cluster.stop()
     return 0

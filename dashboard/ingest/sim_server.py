@@ -34,5 +34,5 @@ def serve(host: str, port: int, render: Callable[[], str]) -> ThreadingHTTPServe
         server = ThreadingHTTPServer((host, port), _handler(render))
     except OSError as exc:
         raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    threading.Thread(target=server.serve_forever, name=f"metrics-{port}", daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.1,), name=f"metrics-{port}", daemon=True).start()
     return server

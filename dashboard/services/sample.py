@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 
 from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.engine.scenario import Story, sample_story
-from dashboard.store.db import open_store
+from dashboard.store.db import Store, open_store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import LABELS_TYPE, load_interchange_dir
 
@@ -77,11 +77,17 @@ def write_sample(out_dir: Path, seed: int = 0, hours: float = 6.0, start: dateti
     return sizes
 
 
+def store_is_empty(store: Store) -> bool:
+    """True when the store holds no series, samples, requests or annotations."""
+    counts = run_query(store, "store_counts").iloc[0]
+    return int(counts.sum()) == 0
+
+
 def load_sample(db: Path, folder: Path = SAMPLE_DATA_DIR, only_if_empty: bool = False) -> dict[str, int] | None:
     """Load a sample folder into the store at db; None if only_if_empty and it holds samples."""
     store = open_store(db)
     try:
-        if only_if_empty and int(run_query(store, "time_bounds").iloc[0].num_samples) > 0:
+        if only_if_empty and not store_is_empty(store):
             return None
         return load_interchange_dir(store, folder)
     finally:
