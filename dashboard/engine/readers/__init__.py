@@ -12,12 +12,14 @@ from pathlib import Path
 from dashboard.core.types import Trace
 from dashboard.engine.readers.bailian import read_bailian
 from dashboard.engine.readers.mooncake import read_mooncake
+from dashboard.engine.readers.openai_chat import read_openai_chat
 from dashboard.engine.readers.parquet import read_requests_parquet
 
 READERS: dict[str, Callable[..., Trace]] = {
     "mooncake": read_mooncake,
     "bailian": read_bailian,
     "canonical": read_requests_parquet,
+    "openai-chat": read_openai_chat,
 }
 
 
@@ -50,4 +52,6 @@ def sniff_format(path: Path) -> str:
         raise ValueError(f"{path}:1: cannot tell the trace format; pass --format") from None
     if isinstance(rec, dict) and "hash_ids" in rec:
         return "bailian" if "chat_id" in rec else "mooncake"
+    if isinstance(rec, dict) and "messages" in rec:
+        return "openai-chat"
     raise ValueError(f"{path}:1: cannot tell the trace format; pass --format ({', '.join(READERS)})")
