@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from dashboard.engine.exporter import epp_series, pod_series
+from dashboard.engine.exporter import Series, epp_series, pod_series
 from dashboard.engine.exposition import render
 from dashboard.engine.scenario import Story, live_story
 from dashboard.ingest.sim_server import serve
@@ -35,13 +35,22 @@ class SimCluster:
             server.shutdown()
 
 
+def without_pod_label(series: list[Series]) -> list[Series]:
+    """The series as the process itself exposes them: `pod` is a target label Prometheus adds."""
+    return [replace(s, labels={k: v for k, v in s.labels.items() if k != "pod"}) for s in series]
+
+
 def _renderer(cluster: SimCluster, pod: int | None) -> Callable[[], str]:
     def render_now() -> str:
         st = cluster.story
         at = np.array([cluster.sim_time_s()])
         if pod is None:
-            return render(epp_series(st.trace, st.outcome, st.spec, at))
-        return render(pod_series(st.trace, st.outcome, st.config, st.spec, pod, at))
+            series = epp_series(st.trace, st.outcome, st.spec, at)
+        else:
+            series = pod_series(st.trace, st.outcome, st.config, st.spec, pod, at)
+        # NOTE: a real vLLM/EPP page has no `pod` label; exposing one would make Prometheus
+        # rename it to exported_pod next to the target's own `pod`.
+        return render(without_pod_label(series))
     return render_now
 
 

@@ -63,6 +63,7 @@ def test_pods_and_epp_serve_growing_counters(sim):
     second = scrape(port)
     key = next(k for k in first if k[0] == "vllm:prefix_cache_queries_total")
     assert second[key] > first[key]
+    assert all("pod" not in dict(k[1]) for k in first), "pod is a target label, not an exposed one"
     epp = scrape(port + 2)
     assert {dict(k[1])["endpoint_name"] for k in epp if k[0] == "llm_d_epp_scheduler_attempts_total"} == {"vllm-0", "vllm-1"}
 
