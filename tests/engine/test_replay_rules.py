@@ -101,7 +101,7 @@ def test_learned_keys_never_read_the_future() -> None:
 
 
 def test_registry_describes_every_policy_and_labels_only_the_oracle_as_reference() -> None:
-    assert set(policy_names()) == {"lru", "fifo", "lfu", "s3fifo", "oracle", "learned"}
+    assert set(policy_names()) == {"lru", "fifo", "lfu", "s3fifo", "arc", "oracle", "learned"}
     assert all(info.description for info in POLICIES.values())
     assert [n for n in policy_names() if policy_info(n).is_reference] == ["oracle"]
     assert len({info.policy_id for info in POLICIES.values()}) == len(POLICIES)
@@ -123,3 +123,11 @@ def test_sessions_are_inferred_from_the_deepest_shared_block_but_not_the_root_al
     assert parent.tolist() == [-1, 0, -1, 1]
     assert session[3] == session[1] == session[0] != session[2]
     assert turns.tolist() == [0, 1, 0, 2]
+
+
+def test_arc_keeps_a_twice_used_block_through_a_scan_that_lru_loses_it_to() -> None:
+    # capacity 2: block 0 is used twice (ARC's frequency list T2); the one-off blocks 1, 2 only
+    # displace each other in T1, so 0 survives; LRU evicts 0 as the least recent
+    trace = trace_from_paths([[0], [0], [1], [2], [0]])
+    assert replay_single_cache(trace, 2, "lru").tolist() == [0, 1, 0, 0, 0]
+    assert replay_single_cache(trace, 2, "arc").tolist() == [0, 1, 0, 0, 1]

@@ -21,18 +21,20 @@ class TwinCache:
         self.main: OrderedDict[int, None] = OrderedDict()
         self.ghost: OrderedDict[int, None] = OrderedDict()
         self.freq: dict[int, int] = {}
+        self.b2: OrderedDict[int, None] = OrderedDict()  # arc: t1 = small, t2 = main, b1 = ghost, b2
+        self.target = 0
 
     def __contains__(self, b: int) -> bool:
         if self.policy in ("lru", "fifo"):
             return b in self.order
-        if self.policy == "s3fifo":
+        if self.policy in ("s3fifo", "arc"):
             return b in self.small or b in self.main
         return b in self.keys
 
     def size(self) -> int:
         if self.policy in ("lru", "fifo"):
             return len(self.order)
-        if self.policy == "s3fifo":
+        if self.policy in ("s3fifo", "arc"):
             return len(self.small) + len(self.main)
         return len(self.keys)
 
@@ -47,9 +49,15 @@ class TwinCache:
             self.keys[b] = (-info["next_use"][b], info["tie"][b])
         elif self.policy == "learned":
             self.keys[b] = (max(self.keys[b][0], info["score"][b]), info["tie"][b])
+        elif self.policy == "arc":
+            self.small.pop(b, None)
+            self.main.pop(b, None)
+            self.main[b] = None
 
     def insert(self, b: int, tick: int, info: dict) -> int:
         """Insert absent b; return the evicted block or -1."""
+        if self.policy == "arc":
+            return self._insert_arc(b)
         if self.policy in ("lru", "fifo"):
             self.order[b] = None
         elif self.policy == "lfu":
@@ -75,6 +83,45 @@ class TwinCache:
         victim = min(self.keys, key=lambda b: self.keys[b])
         del self.keys[victim]
         return victim
+
+    def _insert_arc(self, b: int) -> int:
+        """ARC as in the paper: REPLACE (if the cache is full) before the block is added."""
+        c, full = self.capacity, self.size() >= self.capacity
+        if b in self.ghost or b in self.b2:
+            if b in self.ghost:
+                self.target = min(c, self.target + max(len(self.b2) // len(self.ghost), 1))
+                del self.ghost[b]
+                victim = self._arc_replace(False) if full else -1
+            else:
+                self.target = max(0, self.target - max(len(self.ghost) // len(self.b2), 1))
+                del self.b2[b]
+                victim = self._arc_replace(True) if full else -1
+            self.main[b] = None
+            return victim
+        victim = -1
+        if len(self.small) + len(self.ghost) >= c:
+            if self.ghost:
+                self.ghost.popitem(last=False)
+                victim = self._arc_replace(False) if full else -1
+            else:
+                self.small[b] = None
+                return self.small.popitem(last=False)[0]
+        else:
+            if self.size() + len(self.ghost) + len(self.b2) >= 2 * c and self.b2:
+                self.b2.popitem(last=False)
+            victim = self._arc_replace(False) if full else -1
+        self.small[b] = None
+        return victim
+
+    def _arc_replace(self, is_from_b2: bool) -> int:
+        t1 = len(self.small)
+        if t1 >= 1 and (t1 > self.target or (is_from_b2 and t1 == self.target)):
+            b = self.small.popitem(last=False)[0]
+            self.ghost[b] = None
+        else:
+            b = self.main.popitem(last=False)[0]
+            self.b2[b] = None
+        return b
 
     def _evict_s3(self) -> int:
         share = max(1, self.capacity // 10)

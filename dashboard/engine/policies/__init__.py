@@ -21,13 +21,14 @@ class PolicyInfo:
 
 
 def _registry() -> dict[str, PolicyInfo]:
-    from dashboard.engine.policies import fifo, learned, lfu, lru, oracle, s3fifo
+    from dashboard.engine.policies import arc, fifo, learned, lfu, lru, oracle, s3fifo
 
     rows = [
         PolicyInfo(lru.NAME, lru.POLICY_ID, lru.DESCRIPTION),
         PolicyInfo(fifo.NAME, fifo.POLICY_ID, fifo.DESCRIPTION),
         PolicyInfo(lfu.NAME, lfu.POLICY_ID, lfu.DESCRIPTION, uses_heap=True),
         PolicyInfo(s3fifo.NAME, s3fifo.POLICY_ID, s3fifo.DESCRIPTION),
+        PolicyInfo(arc.NAME, arc.POLICY_ID, arc.DESCRIPTION),
         PolicyInfo(oracle.NAME, oracle.POLICY_ID, oracle.DESCRIPTION, is_reference=True, uses_heap=True),
         PolicyInfo(learned.NAME, learned.POLICY_ID, learned.DESCRIPTION, uses_heap=True),
     ]

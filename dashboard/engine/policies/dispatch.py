@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dashboard.engine.policies import fifo, learned, lfu, lru, oracle, s3fifo
+from dashboard.engine.policies import arc, fifo, learned, lfu, lru, oracle, s3fifo
 from dashboard.engine.policies.state import MAIN, SMALL, CacheState
 
 
@@ -43,6 +43,8 @@ def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
         s3fifo.hit(st, c, b, tick, info)
     elif p == oracle.POLICY_ID:
         oracle.hit(st, c, b, tick, info)
+    elif p == arc.POLICY_ID:
+        arc.hit(st, c, b, tick, info)
     else:
         learned.hit(st, c, b, tick, info)
 
@@ -60,6 +62,8 @@ def _evict(st: CacheState, c: int) -> int:
         return s3fifo.evict(st, c)
     if p == oracle.POLICY_ID:
         return oracle.evict(st, c)
+    if p == arc.POLICY_ID:
+        return arc.evict(st, c)
     return learned.evict(st, c)
 
 
@@ -77,6 +81,8 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
         s3fifo.insert(st, c, b, tick, info)
     elif p == oracle.POLICY_ID:
         oracle.insert(st, c, b, tick, info)
+    elif p == arc.POLICY_ID:
+        arc.insert(st, c, b, tick, info)
     else:
         learned.insert(st, c, b, tick, info)
     if size(st, c) > st.cap[c]:

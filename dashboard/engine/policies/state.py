@@ -5,14 +5,15 @@ so one compiled kernel drives any mix of policies. Row c of every 2-D array belo
 
 Invariants (checked by the twins in tests/engine):
 - `where[c, b]`: 0 absent, 1 resident (main list / heap), 2 resident in S3-FIFO's small queue,
-  3 in S3-FIFO's ghost queue (a remembered key, not resident).
+  3 in a ghost queue (S3-FIFO's ghost, ARC's B1; a remembered key, not resident), 4 in ARC's B2.
 - Lists: circular doubly linked lists threaded through `prev[c, :]`/`nxt[c, :]` (int32) with one
-  sentinel per list at index num_blocks + L (L = 0 main, 1 small, 2 ghost). `nxt[c, sentinel]` is
+  sentinel per list at index num_blocks + L (L = 0 main, 1 small, 2 ghost, 3 second ghost). `nxt[c, sentinel]` is
   the most recently pushed block, `prev[c, sentinel]` the oldest. Unlink and push are O(1) and
   allocate nothing. `lsize[c, L]` counts list members; heap policies use `lsize[c, 0]` as their size.
 - Heap: a binary min-heap of (hk1, hk2, hblk) entries, ordered by (hk1, hk2). Entries are lazily
   deleted: an entry is live only while its block is resident and its keys equal `k1[c, b]`,
   `k2[c, b]`. When the heap fills it is compacted to the live entries (at most one per block).
+- `param[c, :]`: two per-cache integers a policy may keep (ARC: target size p, pending victim list).
 
 NOTE: every kernel here and in the policy modules allocates nothing, so it is compiled with
 `_nrt=False` (no reference counting). With reference counting, each read of a CacheState member
@@ -26,10 +27,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-NUM_LISTS = 3
-MAIN, SMALL, GHOST = 0, 1, 2
+NUM_LISTS = 4
+MAIN, SMALL, GHOST, GHOST2 = 0, 1, 2, 3
 
-CacheState = namedtuple("CacheState", "where prev nxt lsize k1 k2 hk1 hk2 hblk hsize cap pol")
+CacheState = namedtuple("CacheState", "where prev nxt lsize k1 k2 hk1 hk2 hblk hsize cap pol param")
 BlockInfo = namedtuple("BlockInfo", "score next_use tie")  # global per-block keys, see dispatch.py
 
 
@@ -49,6 +50,7 @@ def make_state(capacities: np.ndarray, policy_ids: np.ndarray, num_blocks: int, 
         hsize=np.zeros(num_caches, np.int64),
         cap=np.asarray(capacities, np.int64).copy(),
         pol=np.asarray(policy_ids, np.int64).copy(),
+        param=np.zeros((num_caches, 2), np.int64),
     )
     for c in range(num_caches):
         clear_cache(st, c)
@@ -66,6 +68,8 @@ def clear_cache(st: CacheState, c: int) -> None:
         st.nxt[c, base + lst] = base + lst
         st.lsize[c, lst] = 0
     st.hsize[c] = 0
+    st.param[c, 0] = 0
+    st.param[c, 1] = 0
 
 
 @njit(cache=True, _nrt=False)
