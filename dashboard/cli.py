@@ -17,19 +17,26 @@ from types import ModuleType
 from dashboard import __version__, commands
 
 
-def command_modules() -> list[ModuleType]:
-    """Every subcommand module, in name order."""
-    names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+def command_module_names() -> list[str]:
+    """Module names of every subcommand, in name order."""
+    return sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+
+
+def command_modules(only: str | None = None) -> list[ModuleType]:
+    """Every subcommand module, or just the one `only` names (imports are slow: numba, pandas)."""
+    names = command_module_names()
+    if only is not None and only.replace("-", "_") in names:
+        names = [only.replace("-", "_")]
     return [importlib.import_module(f"dashboard.commands.{name}") for name in names]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand (or only the one being run)."""
     parser = argparse.ArgumentParser(prog="kvscope", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"kvscope {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages to stderr")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in command_modules():
+    for module in command_modules(only):
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
         cmd.set_defaults(run=module.run)
@@ -38,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse argv, run the subcommand, turn bad input into a one-line error and exit code 2."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    first = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(only=first)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     try:

@@ -47,3 +47,12 @@ def test_overview_on_a_missing_store_explains_how_to_load_data(monkeypatch, tmp_
     assert not at.exception
     assert any("load-sample" in i.value for i in at.info)
     assert not at.get("plotly_chart")
+
+
+def test_whatif_page_replays_the_embedded_sample(monkeypatch, filled_db):
+    at = run_app(monkeypatch, filled_db, "app_pages/whatif.py")
+    assert not at.exception, [e.value for e in at.exception]
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Block hit ratio"].endswith("%")
+    assert 0 < float(labels["Token hit ratio"].rstrip("%")) <= 100
+    assert len(at.get("plotly_chart")) == 3  # tiers, pods, LRU curve
