@@ -105,3 +105,22 @@ def test_committed_sample_has_the_three_events_and_fits_the_size_budget():
     notes = pq.read_table(SAMPLE_DATA_DIR / "annotations.parquet").to_pylist()
     assert [n["kind"] for n in notes] == ["routing", "restart", "burst"]
     assert sum((SAMPLE_DATA_DIR / f).stat().st_size for f in FILES) <= 25_000_000
+
+
+def test_committed_sample_has_cpu_tier_hits_only_around_the_burst(sample_store):
+    rows = run_query(sample_store, "hit_rate", start="2026-11-30T00:30:00", end="2026-11-30T06:00:00", step=1800)
+    offload = rows[(rows.pod == "*") & (rows.tier == "offload")].set_index("ts").hit_tokens
+    burst = offload[datetime(2026, 11, 30, 5, 30)]
+    before = offload[offload.index <= datetime(2026, 11, 30, 5)]
+    assert len(before) == 10 and before.max() < 0.01 * burst
+
+
+def test_committed_sample_has_one_restart_and_its_pod_counters_drop_there(sample_store):
+    notes = run_query(sample_store, "annotations", start="2026-11-30T00:00:00", end="2026-11-30T06:00:00")
+    restarts = notes[notes.kind == "restart"]
+    assert len(restarts) == 1
+    drops = sample_store.cursor().execute(
+        "SELECT DISTINCT pod FROM (SELECT pod, value < lag(value) OVER (PARTITION BY series_id ORDER BY ts) AS fell "
+        "FROM samples JOIN series USING (series_id) WHERE metric = 'vllm:prefix_cache_queries_total') WHERE fell"
+    ).fetchall()
+    assert [d[0] for d in drops] == ["vllm-3"] and "vllm-3" in restarts.text.iloc[0]
