@@ -13,7 +13,7 @@ import numpy as np
 
 from dashboard.core.types import Trace
 from dashboard.engine.readers.canonical import build_trace
-from dashboard.engine.readers.jsonl import int_list, number, records
+from dashboard.engine.readers.jsonl import int_list, number, positive_int, records, require_requests
 
 BLOCK_TOKENS = 16
 FIELDS = ("chat_id", "timestamp", "input_length", "output_length", "hash_ids")
@@ -29,6 +29,8 @@ def read_bailian(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
     for lineno, rec in records(path, FIELDS):
         hash_ids = int_list(path, lineno, rec, "hash_ids")
         chat, parent = rec["chat_id"], rec.get("parent_chat_id", -1)
+        if not isinstance(chat, (int, str)) or isinstance(chat, bool) or not isinstance(parent, (int, str, type(None))):
+            raise ValueError(f"{path}:{lineno}: fields 'chat_id'/'parent_chat_id' must be integers or strings")
         if parent in (-1, None, ""):
             session = len(root_of)
         elif parent in root_of:
@@ -42,10 +44,12 @@ def read_bailian(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
         counts.append(len(hash_ids))
         ids.extend(hash_ids)
         sessions.append(session)
-        turns.append(int(rec.get("turn", 1)) - 1)
+        turns.append(positive_int(path, lineno, rec, "turn", 1) - 1)
         types.append(type_names.setdefault(str(rec.get("type", "text")), len(type_names)))
+    require_requests(path, len(ts))
+    arrivals = np.frombuffer(ts, np.float64)
     return build_trace(
-        arrival_s=np.frombuffer(ts, np.float64) - (ts[0] if ts else 0.0),
+        arrival_s=arrivals - arrivals.min(),
         block_counts=np.frombuffer(counts, np.int64),
         raw_block_ids=np.frombuffer(ids, np.int64),
         input_tokens=np.frombuffer(inp, np.int64),

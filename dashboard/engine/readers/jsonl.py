@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -18,6 +21,8 @@ def records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict[str
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}:{lineno}: not UTF-8 text") from None
             if not isinstance(rec, dict):
                 raise ValueError(f"{path}:{lineno}: expected a JSON object")
             missing = [f for f in fields if f not in rec]
@@ -31,12 +36,28 @@ def int_list(path: Path, lineno: int, rec: dict[str, Any], field: str) -> list[i
     value = rec[field]
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
         raise ValueError(f"{path}:{lineno}: field {field!r} must be a list of integers")
+    if value and not (min(value) >= INT64_MIN and max(value) <= INT64_MAX):
+        raise ValueError(f"{path}:{lineno}: field {field!r} holds an id outside the 64-bit integer range")
     return value
 
 
 def number(path: Path, lineno: int, rec: dict[str, Any], field: str) -> float:
     """rec[field] as a number, or a ValueError naming where."""
     value = rec[field]
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
         raise ValueError(f"{path}:{lineno}: field {field!r} must be a non-negative number, got {value!r}")
     return float(value)
+
+
+def positive_int(path: Path, lineno: int, rec: dict[str, Any], field: str, default: int) -> int:
+    """rec[field] (or default when absent) as a positive integer, or a ValueError naming where."""
+    value = rec.get(field, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{path}:{lineno}: field {field!r} must be a positive integer, got {value!r}")
+    return value
+
+
+def require_requests(path: Path, num_requests: int) -> None:
+    """ValueError when a file held no requests at all."""
+    if num_requests == 0:
+        raise ValueError(f"{path}: no requests")

@@ -9,7 +9,7 @@ import numpy as np
 
 from dashboard.core.types import Trace
 from dashboard.engine.readers.canonical import build_trace
-from dashboard.engine.readers.jsonl import int_list, number, records
+from dashboard.engine.readers.jsonl import int_list, number, records, require_requests
 
 BLOCK_TOKENS = 512
 FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
@@ -26,6 +26,7 @@ def read_mooncake(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
         out.append(int(number(path, lineno, rec, "output_length")))
         counts.append(len(hash_ids))
         ids.extend(hash_ids)
+    require_requests(path, len(ts))
     return build_trace(
         arrival_s=np.frombuffer(ts, np.float64),
         block_counts=np.frombuffer(counts, np.int64),

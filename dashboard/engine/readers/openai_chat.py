@@ -22,7 +22,7 @@ import numpy as np
 
 from dashboard.core.types import UNKNOWN, Trace
 from dashboard.engine.readers.canonical import build_trace
-from dashboard.engine.readers.jsonl import records
+from dashboard.engine.readers.jsonl import records, require_requests
 
 BLOCK_TOKENS = 16
 CHARS_PER_TOKEN = 4
@@ -80,8 +80,7 @@ def read_openai_chat(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trac
         ids.extend(block_ids)
         sid = rec.get("session_id")
         sessions.append(UNKNOWN if sid is None else codes.setdefault(str(sid), len(codes)))
-    if not ts:
-        raise ValueError(f"{path}: no requests")
+    require_requests(path, len(ts))
     arrivals = np.frombuffer(ts, np.float64)
     return build_trace(
         arrival_s=arrivals - arrivals.min(),
