@@ -65,16 +65,19 @@ def import_trace(store: Store, path: str | Path, fmt: str | None, name: str, blo
 
 def list_traces(store: Store) -> list[TraceInfo]:
     """Every imported trace, newest first."""
+    if not bool(run_query(store, "trace_tables").iloc[0]["has_traces"]):
+        return []  # NOTE: a store made before migration 002 and opened read-only
     frame = run_query(store, "trace_list")
     return [_info(row) for row in frame.itertuples(index=False)]
 
 
 def load_stored_trace(store: Store, name: str) -> Trace:
     """The canonical Trace imported as name, identical to the one read from its file."""
+    known = [t.name for t in list_traces(store)]
+    if name not in known:
+        raise ValueError(f"{name!r} is neither a trace file nor a trace imported into {store.path} "
+                         f"(imported: {', '.join(known) or 'none'})")
     meta = run_query(store, "trace_list", trace_name=name)
-    if meta.empty:
-        known = ", ".join(t.name for t in list_traces(store)) or "none"
-        raise ValueError(f"no imported trace named {name!r} (imported: {known})")
     row = meta.iloc[0]
     frame = run_query(store, "trace_requests", max_rows=MAX_REQUESTS, trace_name=name)
     type_names = tuple(row["type_names"])

@@ -68,8 +68,23 @@ def test_a_bad_line_deep_in_the_file_changes_nothing(store, tmp_path):
 
 def test_loading_an_unknown_name_lists_the_known_ones(store, tmp_path):
     import_trace(store, write_all(tmp_path)["mooncake"], None, "known")
-    with pytest.raises(ValueError, match=r"no imported trace named 'nope' \(imported: known\)"):
+    with pytest.raises(ValueError, match=r"'nope' is neither a trace file nor .* \(imported: known\)"):
         load_stored_trace(store, "nope")
+
+
+def test_a_store_without_trace_tables_has_no_traces(tmp_path):
+    # A store made before migration 002, opened read-only (as replay does), is never migrated.
+    db = tmp_path / "old.duckdb"
+    store = open_store(db)
+    store.cursor().execute("DROP TABLE trace_requests; DROP TABLE traces")
+    store.close()
+    store = open_store(db, read_only=True)
+    try:
+        assert len(list_traces(store)) == 0
+        with pytest.raises(ValueError, match="imported: none"):
+            load_stored_trace(store, "conv")
+    finally:
+        store.close()
 
 
 def test_import_trace_command_end_to_end_then_replay_by_name(tmp_path, mooncake_conversation, capsys):
