@@ -44,8 +44,11 @@ def test_a_fresh_store_counts_as_empty(tmp_path):
 def test_serve_sim_exits_cleanly_on_sigint():
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "dashboard", "serve-sim", "--pods", "1", "--port", str(port),
-                             "--hours", "0.5"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "--hours", "0.5"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
+        # NOTE: wait for its own "serving" line, not just an open port another process might hold
+        line = proc.stderr.readline()
+        assert line.startswith("serving"), line
         wait_for_port(port + 1)
         started = time.monotonic()
         proc.send_signal(signal.SIGINT)
