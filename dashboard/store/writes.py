@@ -92,7 +92,7 @@ def _cast_column(table: pa.Table, name: str, to: pa.DataType, where: str) -> pa.
         column = pc.cast(column, pa.timestamp("us", tz="UTC")).cast(pa.timestamp("us"))
     try:
         column = column.cast(to)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+    except pa.ArrowException as exc:
         raise ValueError(f"{where}: column {name!r} is not {to}: {exc}") from None
     return table.set_column(table.column_names.index(name), name, column)
 
