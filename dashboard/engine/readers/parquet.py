@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -52,5 +51,8 @@ def _codes(table, column: str) -> np.ndarray | None:
     """Integer codes of a string column in order of first appearance; nulls → UNKNOWN."""
     if column not in table.column_names:
         return None
-    codes, _ = pd.factorize(table[column].to_pandas(), use_na_sentinel=True)
+    # NOTE: dictionary_encode numbers values by first appearance, like pandas.factorize, without
+    # importing pandas (it costs a third of a second on every CLI start).
+    encoded = table[column].combine_chunks().dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
     return np.where(codes < 0, UNKNOWN, codes).astype(np.int64)
