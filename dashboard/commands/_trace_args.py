@@ -13,7 +13,6 @@ from pathlib import Path
 from dashboard.commands._common import db_path
 from dashboard.core.types import Trace
 from dashboard.engine.readers import READERS, read_trace
-from dashboard.store.db import open_store
 
 STORED_TRACES_MODULE = "dashboard.services.traces"  # load_stored_trace(store, name), when installed
 
@@ -36,6 +35,9 @@ def load_trace(args: argparse.Namespace) -> Trace:
     path = db_path(args) if hasattr(args, "db") else None
     if path is None or not Path(path).exists():
         raise ValueError(f"{args.trace}: no such trace file (and no store at {path} to look it up in)")
+    # NOTE: DuckDB is imported only when a stored trace is named (start-up time of file replays).
+    from dashboard.store.db import open_store
+
     store = open_store(path, read_only=True)
     try:
         return importlib.import_module(STORED_TRACES_MODULE).load_stored_trace(store, args.trace)

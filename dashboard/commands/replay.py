@@ -9,8 +9,8 @@ from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.core import profiles
 from dashboard.engine.policies import policy_names
 from dashboard.engine.routers import router_names
-from dashboard.services.replay import ReplayRequest, run_replay, save_replay
-from dashboard.store.db import open_store
+from dashboard.engine.summary import ReplaySummary
+from dashboard.services.replay import ReplayRequest, run_replay
 
 NAME = "replay"
 HELP = "replay a trace through pods, tiers, an eviction policy and a router"
@@ -50,11 +50,7 @@ def run(args: argparse.Namespace) -> int:
     )
     summary = run_replay(trace, req)
     if args.save is not None:
-        store = open_store(db_path(args))
-        try:
-            save_replay(store, args.save, args.trace, summary)
-        finally:
-            store.close()
+        _save(args, summary)
     if args.json:
         emit_json(summary.to_dict())
         return 0
@@ -66,3 +62,16 @@ def run(args: argparse.Namespace) -> int:
     print(f"TTFT p50 {t['p50']:.3f} s, p90 {t['p90']:.3f} s, p99 {t['p99']:.3f} s; "
           f"load imbalance {summary.load_imbalance:.2f}; engine {summary.elapsed_s:.3f} s")
     return 0
+
+
+def _save(args: argparse.Namespace, summary: ReplaySummary) -> None:
+    # NOTE: imported here, not at the top: DuckDB and pandas cost ~0.4 s of start-up that a
+    # replay without --save does not need.
+    from dashboard.services.saved_replays import save_replay
+    from dashboard.store.db import open_store
+
+    store = open_store(db_path(args))
+    try:
+        save_replay(store, args.save, args.trace, summary)
+    finally:
+        store.close()

@@ -22,7 +22,8 @@ from dashboard.engine.mrc import MissRatioCurve, curve_from_hits, lru_mrc, polic
 from dashboard.engine.policies import policy_info
 from dashboard.engine.replay import replay_single_cache
 from dashboard.engine.summary import ReplaySummary
-from dashboard.services.replay import ReplayRequest, cluster_config, run_replay, save_replay
+from dashboard.services.replay import ReplayRequest, cluster_config, run_replay
+from dashboard.services.saved_replays import save_replay
 from dashboard.store.db import Store
 
 # grid key -> ReplayRequest field; a grid may also carry `name` (the sweep's name).

@@ -10,7 +10,8 @@ import pytest
 from dashboard.cli import main
 from dashboard.engine.mrc import lru_mrc
 from dashboard.engine.readers.mooncake import read_mooncake
-from dashboard.services.replay import ReplayRequest, list_replays, load_replay, run_replay, save_replay
+from dashboard.services.replay import ReplayRequest, run_replay
+from dashboard.services.saved_replays import list_replays, load_replay, save_replay
 from dashboard.store.db import open_store
 
 

@@ -5,22 +5,29 @@ READERS is the one registry of formats; read_trace picks one by name or by sniff
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 from dashboard.core.types import Trace
-from dashboard.engine.readers.bailian import read_bailian
-from dashboard.engine.readers.mooncake import read_mooncake
-from dashboard.engine.readers.openai_chat import read_openai_chat
-from dashboard.engine.readers.parquet import read_requests_parquet
 
-READERS: dict[str, Callable[..., Trace]] = {
-    "mooncake": read_mooncake,
-    "bailian": read_bailian,
-    "canonical": read_requests_parquet,
-    "openai-chat": read_openai_chat,
+# NOTE: format → (module, function), imported on first use: the parquet reader pulls in
+# pyarrow.compute (~0.1 s), which a JSONL replay never needs.
+READERS: dict[str, tuple[str, str]] = {
+    "mooncake": ("dashboard.engine.readers.mooncake", "read_mooncake"),
+    "bailian": ("dashboard.engine.readers.bailian", "read_bailian"),
+    "canonical": ("dashboard.engine.readers.parquet", "read_requests_parquet"),
+    "openai-chat": ("dashboard.engine.readers.openai_chat", "read_openai_chat"),
 }
+
+
+def reader(fmt: str) -> Callable[..., Trace]:
+    """The reader function of a format (ValueError listing the known formats)."""
+    if fmt not in READERS:
+        raise ValueError(f"unknown trace format {fmt!r}; known: {', '.join(READERS)}")
+    module, function = READERS[fmt]
+    return getattr(importlib.import_module(module), function)
 
 
 def read_trace(path: str | Path, fmt: str | None = None, block_tokens: int | None = None) -> Trace:
@@ -29,10 +36,8 @@ def read_trace(path: str | Path, fmt: str | None = None, block_tokens: int | Non
     if not path.is_file():
         raise ValueError(f"{path}: no such trace file")
     fmt = fmt or sniff_format(path)
-    if fmt not in READERS:
-        raise ValueError(f"unknown trace format {fmt!r}; known: {', '.join(READERS)}")
-    reader = READERS[fmt]
-    return reader(path) if block_tokens is None else reader(path, block_tokens=block_tokens)
+    read = reader(fmt)
+    return read(path) if block_tokens is None else read(path, block_tokens=block_tokens)
 
 
 def sniff_format(path: Path) -> str:
