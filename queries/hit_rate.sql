@@ -1,7 +1,9 @@
 -- hit_rate: token-weighted prefix-cache hit rate per window, cluster-wide and per pod, by tier.
 -- hit_rate = increase(hits) / increase(queries) over (ts − step, ts], summed over pods before
 -- dividing (never an average of per-pod ratios). tier 'gpu' is vLLM's local prefix cache
--- (vllm:prefix_cache_*), tier 'offload' the KV-connector tier (vllm:external_prefix_cache_*).
+-- (vllm:prefix_cache_*), tier 'offload' the KV-connector tier (vllm:external_prefix_cache_*) and
+-- tier 'lmcache' LMCache's own retrieve counters (lmcache:num_hit/requested_tokens, in whole
+-- 256-token chunks, so it differs from vLLM's view of the same connector).
 -- Params:
 --   $start TIMESTAMP  first row's ts (ISO-8601 or epoch seconds, UTC)
 --   $end TIMESTAMP  last row is at or before this
@@ -11,6 +13,8 @@
 --   $gpu_queries VARCHAR[]  catalog:prefix_cache_queries
 --   $offload_hits VARCHAR[]  catalog:external_prefix_cache_hits
 --   $offload_queries VARCHAR[]  catalog:external_prefix_cache_queries
+--   $lmcache_hits VARCHAR[]  catalog:lmcache_hit_tokens
+--   $lmcache_queries VARCHAR[]  catalog:lmcache_requested_tokens
 -- Grain: one row per ts × pod × tier ('*' = cluster); windows with no queries are left out.
 -- Columns: ts TIMESTAMP, pod VARCHAR, tier VARCHAR, hit_rate DOUBLE, hit_tokens DOUBLE,
 --          query_tokens DOUBLE
@@ -23,6 +27,10 @@ WITH increases AS (
     SELECT ts, pod, 'offload', increase, 0.0 FROM window_increases($offload_hits, $start, $end, $step)
     UNION ALL
     SELECT ts, pod, 'offload', 0.0, increase FROM window_increases($offload_queries, $start, $end, $step)
+    UNION ALL
+    SELECT ts, pod, 'lmcache', increase, 0.0 FROM window_increases($lmcache_hits, $start, $end, $step)
+    UNION ALL
+    SELECT ts, pod, 'lmcache', 0.0, increase FROM window_increases($lmcache_queries, $start, $end, $step)
 ),
 selected AS (
     SELECT * FROM increases WHERE $pod IS NULL OR pod = $pod

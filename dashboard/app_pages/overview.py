@@ -46,12 +46,16 @@ def body() -> None:
                       missing, ("kv_cache_usage",))
         widgets.chart(charts.capacity_chart(cached.frame(path, "capacity")), None, missing,
                       ("cache_config_info",))
+        widgets.chart(charts.hit_rate_chart(rates, "lmcache", all_pods), notes, missing, ("lmcache_hit_tokens",),
+                      optional=True)
     with right:
         widgets.chart(charts.offload_traffic_chart(cached.frame(path, "offload_traffic", tr, pods_key)), notes,
-                      missing, ("kv_offload_store_bytes",))
+                      missing, ("kv_offload_store_bytes", "kv_offload_transfer_bytes"))
+        widgets.chart(charts.tier_occupancy_chart(cached.frame(path, "tier_occupancy", tr, pods_key)), notes,
+                      missing, ("lmcache_cpu_usage",), optional=True)
         st.caption(
-            "vLLM exports no resident-bytes gauge for its native CPU tier: capacity comes from "
-            "`vllm:kv_offload_config_info`, use from the store/load traffic above."
+            "Only LMCache reports resident bytes; vLLM's native CPU tier shows capacity "
+            "(`vllm:kv_offload_config_info`) and store/load traffic, not occupancy."
         )
 
     st.subheader("Routing")

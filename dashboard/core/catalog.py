@@ -25,6 +25,9 @@ class MetricSpec:
     description: str = ""
 
 
+# NOTE: LMCache's metrics reach vLLM's /metrics only in multiprocess mode (llm-d sets the dir).
+_LMCACHE = "LMCache 0.5 as vLLM's KV connector, with PROMETHEUS_MULTIPROC_DIR set"
+
 _SPECS = (
     MetricSpec(
         "prefix_cache_queries",
@@ -111,14 +114,44 @@ _SPECS = (
         "vLLM ≥ 0.26 with the OffloadingConnector", "CPU tier capacity labels",
     ),
     MetricSpec(
+        "kv_offload_transfer_bytes",
+        ("vllm:kv_offload_total_bytes_total",),
+        COUNTER, "bytes", "vllm-offload", "vLLM 0.12–0.25 with the OffloadingConnector (or llm-d's fs backend)",
+        "KV bytes moved by direction (label transfer_type GPU_to_CPU, CPU_to_GPU, …); superseded by "
+        "the flat store/load names, which pods exporting both are read from",
+    ),
+    MetricSpec(
+        "lmcache_requested_tokens",
+        ("lmcache:num_requested_tokens_total",),
+        COUNTER, "tokens", "lmcache", _LMCACHE, "tokens LMCache was asked to retrieve",
+    ),
+    MetricSpec(
+        "lmcache_hit_tokens",
+        ("lmcache:num_hit_tokens_total",),
+        COUNTER, "tokens", "lmcache", _LMCACHE, "tokens LMCache retrieved (256-token chunks, full chunks only)",
+    ),
+    MetricSpec(
+        "lmcache_cpu_usage",
+        ("lmcache:local_cache_usage",),
+        GAUGE, "bytes", "lmcache", _LMCACHE, "KV bytes resident in LMCache's CPU DRAM tier",
+    ),
+    MetricSpec(
+        "lmcache_disk_usage",
+        ("lmcache:local_storage_usage",),
+        GAUGE, "bytes", "lmcache", _LMCACHE + " and a local disk tier (max_local_disk_size)",
+        "KV bytes resident in LMCache's local disk tier",
+    ),
+    MetricSpec(
         "epp_scheduler_attempts",
-        ("llm_d_epp_scheduler_attempts_total", "inference_extension_scheduler_attempts_total"),
+        ("llm_d_epp_scheduler_attempts_total", "llm_d_router_epp_scheduler_attempts_total",
+         "inference_extension_scheduler_attempts_total"),
         COUNTER, "requests", "epp", "llm-d-router ≥ 0.9 or GAIE EPP ≥ 1.0",
         "scheduling attempts by chosen endpoint (label endpoint_name, GAIE: pod_name)",
     ),
     MetricSpec(
         "epp_prefix_indexer_hit_ratio",
-        ("llm_d_epp_prefix_indexer_hit_ratio", "inference_extension_prefix_indexer_hit_ratio"),
+        ("llm_d_epp_prefix_indexer_hit_ratio", "llm_d_router_epp_prefix_indexer_hit_ratio",
+         "inference_extension_prefix_indexer_hit_ratio"),
         HISTOGRAM, "ratio", "epp", "llm-d-router ≥ 0.9 or GAIE EPP with the prefix plugin",
         "EPP-predicted prefix match ratio of the chosen endpoint",
     ),
@@ -146,3 +179,4 @@ def exported_names(key: str) -> list[str]:
 def resolve(key: str, present: set[str]) -> str | None:
     """The newest variant of key among the names present, or None if the stack exports none."""
     return next((name for name in exported_names(key) if name in present), None)
+

@@ -1,4 +1,8 @@
-"""What Prometheus would scrape from a replayed cluster: vLLM 0.34 per pod, llm-d-router's EPP.
+"""What Prometheus would scrape from a replayed cluster: vLLM per pod, the EPP, optionally LMCache.
+
+Series are computed in vLLM 0.34 / llm-d-router ≥ 0.9 naming and then renamed to the versions the
+ExportSpec names (engine/dialects.py). With the LMCache connector the CPU tier is LMCache's: its
+retrieve counters and resident bytes replace vLLM's OffloadingConnector metrics.
 
 Counters grow when a request reaches its first token (prompt, prefix-cache, tier, TTFT and offload
 counters) or finishes (generation tokens, successes); a pod restart sets that pod's counters back
@@ -13,6 +17,7 @@ import numpy as np
 
 from dashboard.core import profiles
 from dashboard.core.types import ClusterConfig, ReplayOutcome, Trace
+from dashboard.engine.dialects import Dialect, epp_dialect, vllm_dialect
 
 TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
                 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)  # vllm/v1/metrics/buckets.py
@@ -37,6 +42,7 @@ class ExportSpec:
     model_name: str = "llama-3.1-8b"
     namespace: str = "llm-d"
     restarts: tuple[tuple[float, int], ...] = ()  # (time_s, pod)
+    dialect: Dialect = Dialect()
 
 
 def le_label(bound: float) -> str:
@@ -73,8 +79,6 @@ def _last_reset(reset_s: np.ndarray, scrape_s: np.ndarray) -> np.ndarray:
 def pod_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: ExportSpec,
                pod: int, scrape_s: np.ndarray) -> list[Series]:
     """Every vLLM series of one pod."""
-    hw, model = profiles.hardware(config.hardware), profiles.model(config.model)
-    block_bytes = float(model.kv_bytes_per_token * trace.block_tokens)
     mine = out.pod == pod
     first_token = (trace.arrival_s + out.ttft_s)[mine]
     resets = np.array([t for t, p in spec.restarts if p == pod], np.float64)
@@ -85,8 +89,6 @@ def pod_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: Ex
 
     inp = trace.input_tokens[mine]
     cached = out.cached_tokens[mine]
-    lower_hit_blocks = out.hit_blocks[mine, 1:].sum(axis=1)
-    has_offload = len(config.tiers) > 1
     series = [
         at_first_token("vllm:prompt_tokens_total", inp),
         at_first_token("vllm:prefix_cache_queries_total", inp),
@@ -94,17 +96,8 @@ def pod_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: Ex
     ]
     for source, column in (("device", 0), ("host", 1), ("disk", 2)):
         series.append(at_first_token("vllm:prompt_tokens_cached_by_source_total", cached[:, column], source=source))
-    if has_offload:
-        load_bytes = lower_hit_blocks * block_bytes
-        store_bytes = out.stored_blocks[mine] * block_bytes
-        series += [
-            at_first_token("vllm:external_prefix_cache_queries_total", inp - cached[:, 0]),
-            at_first_token("vllm:external_prefix_cache_hits_total", cached[:, 1:].sum(axis=1)),
-            at_first_token("vllm:kv_offload_load_bytes_total", load_bytes),
-            at_first_token("vllm:kv_offload_load_time_total", out.load_s[mine]),
-            at_first_token("vllm:kv_offload_store_bytes_total", store_bytes),
-            at_first_token("vllm:kv_offload_store_time_total", store_bytes / hw.link_h2d_bytes_per_s),
-        ]
+    if len(config.tiers) > 1:
+        series += _offload_series(at_first_token, trace, out, config, spec, mine)
     series += _ttft_histogram(out.ttft_s[mine], first_token, scrape_s, resets, base)
     finish = out.finish_s[mine]
     series += [
@@ -113,8 +106,46 @@ def pod_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: Ex
         Series("vllm:request_success_total", base | {"finished_reason": "stop"},
                counter(finish, np.ones(int(mine.sum())), scrape_s, resets)),
     ]
-    series += _gauges(trace, out, config, pod, scrape_s, base)
-    return series
+    series += _gauges(trace, out, config, spec, pod, scrape_s, base)
+    return vllm_dialect(series, spec.dialect.vllm)
+
+
+def _offload_series(at_first_token, trace, out, config, spec, mine) -> list[Series]:
+    """The KV connector's series: vLLM's external-hit counters, then the connector's own."""
+    inp, cached = trace.input_tokens[mine], out.cached_tokens[mine]
+    series = [
+        at_first_token("vllm:external_prefix_cache_queries_total", inp - cached[:, 0]),
+        at_first_token("vllm:external_prefix_cache_hits_total", cached[:, 1:].sum(axis=1)),
+    ]
+    if spec.dialect.connector == "lmcache":
+        return series + _lmcache_series(at_first_token, inp - cached[:, 0], cached[:, 1:].sum(axis=1),
+                                        out.stored_blocks[mine], trace, config, spec)
+    block_bytes = float(profiles.model(config.model).kv_bytes_per_token * trace.block_tokens)
+    load_bytes = out.hit_blocks[mine, 1:].sum(axis=1) * block_bytes
+    store_bytes = out.stored_blocks[mine] * block_bytes
+    link_bytes_per_s = profiles.hardware(config.hardware).link_h2d_bytes_per_s
+    return series + [
+        at_first_token("vllm:kv_offload_load_bytes_total", load_bytes),
+        at_first_token("vllm:kv_offload_load_time_total", out.load_s[mine]),
+        at_first_token("vllm:kv_offload_store_bytes_total", store_bytes),
+        at_first_token("vllm:kv_offload_store_time_total", store_bytes / link_bytes_per_s),
+    ]
+
+
+def _lmcache_series(at_first_token, requested, hit, stored_blocks, trace, config, spec) -> list[Series]:
+    """LMCache's retrieve counters and resident bytes (labels as lmcache/observability.py sets them)."""
+    labels = {"worker_id": "0", "role": "worker", "served_model_name": spec.model_name}
+    block_bytes = float(profiles.model(config.model).kv_bytes_per_token * trace.block_tokens)
+    requested_s = at_first_token("lmcache:num_requested_tokens_total", requested, **labels)
+    stored = at_first_token("lmcache:num_stored_tokens_total", stored_blocks * trace.block_tokens, **labels)
+    # NOTE: an LRU tier only frees space by evicting when full, so what it holds is everything
+    # stored since the (re)start, capped at its capacity.
+    resident = np.minimum(stored.values / trace.block_tokens, config.tiers[1].capacity_blocks) * block_bytes
+    return [
+        requested_s, at_first_token("lmcache:num_hit_tokens_total", hit, **labels), stored,
+        Series("lmcache:local_cache_usage", requested_s.labels, resident),
+        Series("lmcache:local_storage_usage", requested_s.labels, np.zeros_like(resident)),
+    ]
 
 
 def _ttft_histogram(ttft_s, first_token, scrape_s, resets, base) -> list[Series]:
@@ -129,7 +160,7 @@ def _ttft_histogram(ttft_s, first_token, scrape_s, resets, base) -> list[Series]
     return rows
 
 
-def _gauges(trace, out, config, pod, scrape_s, base) -> list[Series]:
+def _gauges(trace, out, config, spec, pod, scrape_s, base) -> list[Series]:
     mine = out.pod == pod
     arrival, finish = trace.arrival_s[mine], out.finish_s[mine]
     started = arrival + out.queue_s[mine]
@@ -148,7 +179,7 @@ def _gauges(trace, out, config, pod, scrape_s, base) -> list[Series]:
         "block_size": str(trace.block_tokens), "num_gpu_blocks": str(gpu_blocks), "num_cpu_blocks": str(num_cpu),
         "enable_prefix_caching": "True", "cache_dtype": "auto",
     }, np.ones_like(scrape_s)))
-    if cpu:
+    if cpu and spec.dialect.connector == "offloading":
         kv_bytes = profiles.model(config.model).kv_bytes_per_token
         rows.append(Series("vllm:kv_offload_config_info", base | {
             "cpu_num_chunks": str(num_cpu), "cpu_blocks_per_chunk": "1",
@@ -176,7 +207,7 @@ def epp_series(trace: Trace, out: ReplayOutcome, spec: ExportSpec, scrape_s: np.
                            counter(trace.arrival_s, (ratio <= b + 1e-12).astype(np.float64), scrape_s, none)))
     rows.append(Series(f"{name}_sum", labels, counter(trace.arrival_s, ratio, scrape_s, none)))
     rows.append(Series(f"{name}_count", labels, counter(trace.arrival_s, np.ones_like(ratio), scrape_s, none)))
-    return rows
+    return epp_dialect(rows, spec.dialect.epp)
 
 
 def export_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: ExportSpec,

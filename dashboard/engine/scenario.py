@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.core.types import ClusterConfig, ClusterEvent, ReplayOutcome, RouterConfig, TierConfig, Trace
+from dashboard.engine.dialects import DEFAULT_DIALECT, Dialect
 from dashboard.engine.exporter import ExportSpec, Series, export_series
 from dashboard.engine.replay import simulate
 from dashboard.engine.workload import WorkloadSpec, generate_workload
@@ -59,7 +60,7 @@ def sample_story(seed: int = 0, hours: float = 6.0, num_pods: int = 8, scrape_in
 
 
 def live_story(seed: int = 0, hours: float = 6.0, num_pods: int = 8,
-               restarts: tuple[tuple[float, int], ...] = ()) -> Story:
+               restarts: tuple[tuple[float, int], ...] = (), dialect: Dialect = DEFAULT_DIALECT) -> Story:
     """A cluster for serve-sim: prefix-aware routing from the start, restarts where asked."""
     duration = hours * HOUR_S
     trace = generate_workload(seed, WorkloadSpec(duration_s=duration, sessions_per_s=0.03 * num_pods))
@@ -72,6 +73,7 @@ def live_story(seed: int = 0, hours: float = 6.0, num_pods: int = 8,
             raise ValueError(f"--restart pod {pod} is not in 0..{num_pods - 1}")
     events = tuple(ClusterEvent(t, "restart", pod=p) for t, p in restarts)
     outcome = simulate(trace, config, events)
-    spec = ExportSpec(pod_names=tuple(f"vllm-{i}" for i in range(num_pods)), restarts=tuple(restarts))
+    spec = ExportSpec(pod_names=tuple(f"vllm-{i}" for i in range(num_pods)), restarts=tuple(restarts),
+                      dialect=dialect)
     annotations = tuple((t, "restart", f"pod vllm-{p} restarted") for t, p in restarts)
     return Story(config, events, annotations, trace, outcome, spec, np.zeros(0), [])

@@ -120,6 +120,12 @@ def offload_traffic(store: Store, tr: TimeRange, selected_pods: list[str] | None
     return _keep_pods(frame, "pod", selected_pods)
 
 
+def tier_occupancy(store: Store, tr: TimeRange, selected_pods: list[str] | None = None) -> pd.DataFrame:
+    """KV bytes resident per offload tier and pod, where LMCache reports them (ts, pod, tier, resident_bytes)."""
+    frame = run_query(store, "overview_tier_occupancy", start=tr.start, end=tr.end, step=tr.step_s)
+    return _keep_pods(frame, "pod", selected_pods)
+
+
 def routing(store: Store, tr: TimeRange) -> pd.DataFrame:
     """Requests the EPP sent to each endpoint per window (ts, endpoint, num_requests, share)."""
     return run_query(store, "overview_routing", start=tr.start, end=tr.end, step=tr.step_s)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dashboard.engine.dialects import DEFAULT_DIALECT, Dialect
 from dashboard.engine.exporter import Series, epp_series, pod_series
 from dashboard.engine.exposition import render
 from dashboard.engine.scenario import Story, live_story
@@ -55,11 +56,12 @@ def _renderer(cluster: SimCluster, pod: int | None) -> Callable[[], str]:
 
 
 def start(num_pods: int, port: int, speed: float, seed: int, hours: float,
-          restarts: tuple[tuple[float, int], ...] = (), host: str = "127.0.0.1") -> SimCluster:
+          restarts: tuple[tuple[float, int], ...] = (), host: str = "127.0.0.1",
+          dialect: Dialect = DEFAULT_DIALECT) -> SimCluster:
     """Simulate the whole horizon once, then serve it as time passes."""
     if speed <= 0:
         raise ValueError(f"--speed must be positive, got {speed}")
-    cluster = SimCluster(live_story(seed, hours, num_pods, restarts), time.time(), speed, [])
+    cluster = SimCluster(live_story(seed, hours, num_pods, restarts, dialect), time.time(), speed, [])
     for pod in [*range(num_pods), None]:
         target = port + (num_pods if pod is None else pod)
         cluster.servers.append(serve(host, target, _renderer(cluster, pod)))

@@ -87,7 +87,7 @@ def frame(path: str, name: str, tr: overview.TimeRange | None = None, pods_key: 
     store = _open(path)
     if tr is None:
         return fn(store)
-    if name in ("hit_rate", "kv_usage", "offload_traffic"):
+    if name in ("hit_rate", "kv_usage", "offload_traffic", "tier_occupancy"):
         return fn(store, tr, list(pods_key))
     return fn(store, tr)
 

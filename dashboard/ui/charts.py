@@ -7,7 +7,11 @@ import plotly.graph_objects as go
 
 from dashboard.ui.theme import QUANTILE_COLORS, TIER_COLORS, pod_color, register_template
 
-TIER_LABELS = {"gpu": "HBM (GPU prefix cache)", "offload": "offload tier (KV connector)"}
+TIER_LABELS = {
+    "gpu": "HBM (GPU prefix cache)", "offload": "offload tier (KV connector)",
+    "lmcache": "LMCache (its own retrieve counters)",
+}
+OCCUPANCY_COLORS = {"cpu": "#0891b2", "disk": "#78716c"}
 
 
 def _figure(title: str, y_title: str, height: int = 360) -> go.Figure:
@@ -99,13 +103,27 @@ def capacity_chart(cap: pd.DataFrame) -> go.Figure:
 def offload_traffic_chart(traffic: pd.DataFrame) -> go.Figure:
     """Cluster offload traffic: GPU→tier stores and tier→GPU loads, MB/s."""
     fig = _figure("Offload traffic, cluster total — MB/s", "MB/s")
-    totals = traffic.groupby(["ts", "direction"], as_index=False)["bytes_per_s"].sum()
-    names = {"store": "store GPU→CPU", "load": "load CPU→GPU"}
-    for direction, rows in totals.groupby("direction", sort=True):
+    return _cluster_lines(fig, traffic, "direction", "bytes_per_s", 1e6, "%{y:,.1f} MB/s",
+                          {"store": "store GPU→CPU", "load": "load CPU→GPU"},
+                          {"store": "#d97706", "load": "#7c3aed"}, width=2)
+
+
+def tier_occupancy_chart(occupancy: pd.DataFrame) -> go.Figure:
+    """KV bytes resident in the offload tiers, cluster total per tier, GB, stacked."""
+    fig = _figure("Offload tier occupancy (LMCache), cluster total — GB resident", "GB")
+    return _cluster_lines(fig, occupancy, "tier", "resident_bytes", 1e9, "%{y:,.2f} GB",
+                          {"cpu": "CPU DRAM", "disk": "local disk"}, OCCUPANCY_COLORS, width=1, stack=True)
+
+
+def _cluster_lines(fig: go.Figure, frame: pd.DataFrame, by: str, value: str, scale: float, hover: str,
+                   names: dict[str, str], colors: dict[str, str], width: int, stack: bool = False) -> go.Figure:
+    """One line per `by` value of frame's per-pod `value` summed over pods, divided by scale."""
+    totals = frame.groupby(["ts", by], as_index=False)[value].sum()
+    for key, rows in totals.groupby(by, sort=True):
+        name = names.get(key, key)
         fig.add_scatter(
-            x=rows.ts, y=rows.bytes_per_s / 1e6, mode="lines", name=names.get(direction, direction),
-            line={"width": 2, "color": "#d97706" if direction == "store" else "#7c3aed"},
-            hovertemplate="%{y:,.1f} MB/s<extra>" + names.get(direction, direction) + "</extra>",
+            x=rows.ts, y=rows[value] / scale, mode="lines", name=name, stackgroup="stack" if stack else None,
+            line={"width": width, "color": colors.get(key, "#6b7280")}, hovertemplate=f"{hover}<extra>{name}</extra>",
         )
     return fig
 

@@ -13,7 +13,8 @@ from dashboard.ui.theme import PLOTLY_CONFIG
 
 OVERVIEW_METRICS = (
     "prefix_cache_hits", "external_prefix_cache_hits", "ttft_seconds", "kv_cache_usage",
-    "cache_config_info", "kv_offload_store_bytes", "epp_scheduler_attempts",
+    "cache_config_info", "kv_offload_store_bytes", "kv_offload_transfer_bytes", "epp_scheduler_attempts",
+    "lmcache_hit_tokens", "lmcache_cpu_usage",
 )
 
 
@@ -47,12 +48,17 @@ def kpi_row(k: Kpis, tr: TimeRange) -> None:
     st.caption(f"{tr.start:%Y-%m-%d %H:%M} → {tr.end:%H:%M} UTC · window {tr.step_s:g} s")
 
 
-def chart(fig: go.Figure, notes: pd.DataFrame | None, missing: dict[str, str], keys: tuple[str, ...]) -> None:
-    """Draw fig with event markers, or say which metric the stack does not export."""
-    absent = [k for k in keys if k in missing]
-    if absent:
+def chart(fig: go.Figure, notes: pd.DataFrame | None, missing: dict[str, str], keys: tuple[str, ...],
+          optional: bool = False) -> None:
+    """Draw fig with event markers, or say what the stack would need to export its data.
+
+    keys are alternatives (e.g. a metric and its older, differently shaped predecessor): the chart
+    is drawn when the stack exports any of them. optional panels (another KV connector's) say so
+    as a note rather than a warning: most stacks run one connector, not having the other is normal.
+    """
+    if all(k in missing for k in keys):
         title = fig.layout.title.text or "chart"
-        st.warning(f"**{title}**: not exported by this stack (needs {missing[absent[0]]}).")
+        (st.info if optional else st.warning)(f"**{title}**: not exported by this stack (needs {missing[keys[0]]}).")
         return
     if notes is not None and len(notes):
         add_annotations(fig, notes)
