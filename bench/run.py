@@ -51,6 +51,12 @@ def timed_median(fn, repeats: int = 5) -> float:
     return median(times)
 
 
+def interleaved_medians(fn, baseline, repeats: int = 5) -> tuple[float, float]:
+    """Median wall seconds of fn() and of baseline(), run alternately repeats times each."""
+    pairs = [(timed_median(fn, 1), timed_median(baseline, 1)) for _ in range(repeats)]
+    return median(p[0] for p in pairs), median(p[1] for p in pairs)
+
+
 def render_markdown(results: list[Result]) -> str:
     """BENCHMARKS.md: a table of every figure and the command behind it."""
     lines = [

@@ -135,3 +135,21 @@ class ReplayOutcome:
     finish_s: np.ndarray  # float64 [n], absolute time the last output token is produced
     stored_blocks: np.ndarray  # int32 [n], blocks demoted gpu→cpu while serving request i
     predicted_hit_ratio: np.ndarray  # float64 [n], router's predicted prefix match on the chosen pod
+
+
+@dataclass(frozen=True, eq=False)
+class SeriesSamples:
+    """Metric samples grouped by series, the shape a query API returns them in.
+
+    Series i is (metrics[i], labels[i]); sample j is (ts[j], values[j]) of series series[j]. Keeping
+    labels per series rather than per sample is what makes bulk ingest cheap.
+    """
+
+    metrics: list[str]
+    labels: list[dict[str, str]]
+    series: np.ndarray  # int64 [samples], index into metrics/labels
+    ts: np.ndarray  # datetime64[us] [samples], naive UTC
+    values: np.ndarray  # float64 [samples]
+
+    def __len__(self) -> int:
+        return len(self.values)

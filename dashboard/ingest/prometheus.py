@@ -6,14 +6,13 @@ returns every sample with its own timestamp, so the store's windowed rates are P
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import numpy as np
-import pandas as pd
 import requests
 from prometheus_api_client import PrometheusApiClientException, PrometheusConnect
 from urllib3.util.retry import Retry
@@ -71,49 +70,66 @@ def plan_chunks(start_s: float, end_s: float, chunk_s: float = DEFAULT_CHUNK_S) 
     return [Chunk(start_s + i * chunk_s, min(end_s, start_s + (i + 1) * chunk_s)) for i in range(count)]
 
 
-def connect(config: PrometheusConfig) -> PrometheusConnect:
+@dataclass(frozen=True)
+class Client:
+    """prometheus-api-client for the API's small answers; its session for bulk sample bodies.
+
+    The session carries the auth headers, TLS settings and the library's retry adapter, so both
+    paths authenticate, verify and retry alike.
+    """
+
+    api: PrometheusConnect
+    session: requests.Session
+    url: str
+    timeout_s: float
+
+
+def connect(config: PrometheusConfig) -> Client:
     """A client with the config's auth, TLS settings, timeout and retries with backoff."""
     session = requests.Session()
     session.verify = config.ca_bundle or config.verify_tls
-    headers = {"Authorization": f"Bearer {config.token}"} if config.token else None
-    auth = (config.username, config.password) if config.username else None
+    if config.token:
+        session.headers["Authorization"] = f"Bearer {config.token}"
+    if config.username:
+        session.auth = (config.username, config.password)
     retry = Retry(total=3, backoff_factor=0.5, status_forcelist=(429, 500, 502, 503, 504),
                   allowed_methods=("GET", "POST"))
-    return PrometheusConnect(
-        url=config.url, headers=headers, disable_ssl=not config.verify_tls, retry=retry, auth=auth,
-        session=session, timeout=config.timeout_s,
-    )
+    api = PrometheusConnect(url=config.url, disable_ssl=not config.verify_tls, retry=retry, session=session,
+                            timeout=config.timeout_s)
+    return Client(api=api, session=session, url=api.url, timeout_s=config.timeout_s)
 
 
-def pull_chunk(client: PrometheusConnect, sel: str, chunk: Chunk) -> pd.DataFrame:
-    """Raw samples in the chunk as (ts, metric, labels, value) rows."""
-    window_ms = max(int(round((chunk.end_s - chunk.start_s) * 1000)), 1)
+def present_names(client: Client, names: list[str], start_s: float, end_s: float) -> list[str]:
+    """The names among `names` with samples in [start, end] (so queries select only those)."""
     try:
-        result = client.custom_query(query=f"{sel}[{window_ms}ms]", params={"time": chunk.end_s})
+        known = client.api.get_label_values("__name__", params={"start": start_s, "end": end_s})
     except PrometheusApiClientException as exc:
-        raise ConnectionError(f"Prometheus at {client.url} refused the query: {_short(exc)}") from None
+        raise ConnectionError(f"Prometheus at {client.url} refused the metric-name lookup: {_short(exc)}") from None
     except requests.RequestException as exc:
         raise ConnectionError(f"Prometheus at {client.url} is unreachable: {type(exc).__name__}") from None
-    return samples_frame(result)
+    return [n for n in names if n in set(known)]
 
 
-def samples_frame(result: list[dict]) -> pd.DataFrame:
-    """A query API matrix result as rows; `pod` falls back to `instance` when a target has none."""
-    ts, metrics, labels, values = [], [], [], []
-    for series in result:
-        meta = dict(series["metric"])
-        name = meta.pop("__name__")
-        meta.setdefault("pod", meta.get("instance", ""))
-        for t, v in series.get("values", []):
-            ts.append(t)
-            metrics.append(name)
-            labels.append(meta)
-            values.append(float(v))
-    # NOTE: Prometheus timestamps are whole milliseconds; round before converting so a float
-    # like 1764460800.123 never becomes …122999 and a second pull maps to the same key.
-    millis = np.round(np.asarray(ts, dtype=np.float64) * 1000).astype(np.int64)
-    stamps = pd.to_datetime(millis, unit="ms")
-    return pd.DataFrame({"ts": stamps, "metric": metrics, "labels": labels, "value": values})
+def fetch_chunk(client: Client, sel: str, chunk: Chunk) -> bytes:
+    """The raw JSON answer of the chunk's raw-sample query, unparsed (the store parses it)."""
+    window_ms = max(int(round((chunk.end_s - chunk.start_s) * 1000)), 1)
+    params = {"query": f"{sel}[{window_ms}ms]", "time": chunk.end_s}
+    try:
+        response = client.session.get(f"{client.url}/api/v1/query", params=params, timeout=client.timeout_s)
+    except requests.RequestException as exc:
+        raise ConnectionError(f"Prometheus at {client.url} is unreachable: {type(exc).__name__}") from None
+    if response.status_code != 200:
+        raise ConnectionError(f"Prometheus at {client.url} refused the query: HTTP {response.status_code} "
+                              f"{_error_text(response)}")
+    return response.content
+
+
+def _error_text(response: requests.Response) -> str:
+    """The API's `error` field when the body is its JSON error object, else the body's start."""
+    try:
+        return str(json.loads(response.content).get("error", ""))[:200]
+    except (ValueError, AttributeError):
+        return response.text[:200]
 
 
 def now_s() -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -18,7 +19,7 @@ from dashboard.ingest import prometheus, scrape
 from dashboard.ingest.config import PrometheusConfig, load_config
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
-from dashboard.store.writes import write_samples
+from dashboard.store.writes import write_query_result, write_samples
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +102,20 @@ class Collector:
         if not pd.isna(last):
             start_s = max(start_s, pd.Timestamp(last).replace(tzinfo=UTC).timestamp() - RESUME_OVERLAP_S)
         client = prometheus.connect(self.config)
-        sel = prometheus.selector(self._names, self.config.matchers)
+        names = prometheus.present_names(client, self._names, start_s, now_s)
+        chunks = prometheus.plan_chunks(start_s, now_s) if names else []
+        sel = prometheus.selector(names, self.config.matchers)
         stored = 0
-        for chunk in prometheus.plan_chunks(start_s, now_s):
-            # NOTE: one transaction per chunk, so a crash keeps every finished chunk.
-            stored += write_samples(self.store, prometheus.pull_chunk(client, sel, chunk), where=self.config.url)
+        # NOTE: the next chunk downloads while this one is written (DuckDB and the socket both
+        # release the GIL), so a long pull costs about its transfer time, not transfer + write.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvscope-fetch") as fetcher:
+            pending = fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[0]) if chunks else None
+            for i in range(len(chunks)):
+                body = pending.result()
+                if i + 1 < len(chunks):
+                    pending = fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[i + 1])
+                # NOTE: one transaction per chunk, so a crash keeps every finished chunk.
+                stored += write_query_result(self.store, body, where=f"{self.config.url} (chunk {i + 1})")
         return stored
 
     def _scrape_all(self, now_s: float) -> int:

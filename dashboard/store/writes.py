@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
+import tempfile
 from pathlib import Path
 
+import duckdb
+import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from dashboard.core.types import SeriesSamples
 from dashboard.store.db import Store
 from dashboard.store.queries import execute_write
 
@@ -21,21 +25,63 @@ ANNOTATION_COLUMNS = ("ts", "kind", "text")
 
 
 def write_samples(store: Store, samples: pa.Table | pd.DataFrame, where: str = "samples") -> int:
-    """Store metric samples (ts, metric, labels map, value); returns how many were new."""
-    table = _with_map_labels(_as_arrow(samples, SAMPLE_COLUMNS, where))
-    if table.num_rows and pc.any(pc.is_null(table["metric"])).as_py():
+    """Store metric samples given as (ts, metric, labels, value) rows; returns how many were new."""
+    return write_series_samples(store, _grouped(samples, where), where)
+
+
+def write_series_samples(store: Store, batch: SeriesSamples, where: str = "samples") -> int:
+    """Store samples grouped by series (labels once per series); returns how many were new."""
+    if not all(isinstance(m, str) and m for m in batch.metrics):
         raise ValueError(f"{where}: a sample has no metric name")
-    table = _cast_column(table, "ts", pa.timestamp("us"), where)
-    table = _cast_column(table, "value", pa.float64(), where)
+    try:
+        series = pa.table({
+            "idx": pa.array(np.arange(len(batch.metrics)), pa.int64()),
+            "metric": pa.array(batch.metrics, pa.string()),
+            "labels": pa.array([sorted((k, v) for k, v in d.items() if v is not None) for d in batch.labels],
+                               LABELS_TYPE),
+        })
+    except pa.ArrowException as exc:
+        raise ValueError(f"{where}: labels must map names to strings: {exc}") from None
+    points = pa.table({
+        "idx": pa.array(batch.series, pa.int64()),
+        "ts": pa.array(batch.ts.astype("datetime64[us]"), pa.timestamp("us")),
+        "value": pa.array(batch.values, pa.float64()),
+    })
     with store.transaction() as cur:
-        before = cur.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-        # NOTE: the registration lives on this transaction's cursor and ends with it.
-        cur.register("incoming", table)
-        execute_write(cur, "samples_stage")
-        execute_write(cur, "series_insert")
-        execute_write(cur, "samples_insert")
-        after = cur.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-    return after - before
+        # NOTE: the registrations live on this transaction's cursor and end with it.
+        cur.register("incoming_series", series)
+        cur.register("incoming_points", points)
+        return _insert_incoming(cur)
+
+
+def write_query_result(store: Store, body: bytes, where: str = "query result") -> int:
+    """Store the samples of a Prometheus query-API matrix answer, given as its raw JSON body.
+
+    DuckDB parses the body (queries/write/query_result_read.sql), so a large pull makes no Python
+    object per sample. Returns how many samples were new.
+    """
+    body = _INFINITE_VALUE.sub(lambda m: m[1] + (b'"-inf"' if m[2] == b"-" else b'"inf"') + m[3], body)
+    with tempfile.TemporaryDirectory(prefix="kvscope-") as tmp:
+        path = Path(tmp) / "answer.json"
+        path.write_bytes(body)
+        with store.transaction() as cur:
+            try:
+                execute_write(cur, "query_result_read", path=str(path))
+            except duckdb.Error as exc:
+                raise ValueError(f"{where}: not a Prometheus query answer: {str(exc).splitlines()[0][:200]}") from None
+            execute_write(cur, "query_result_split")
+            return _insert_incoming(cur)
+
+
+def _insert_incoming(cur) -> int:
+    """Add the cursor's incoming_series / incoming_points to the store; how many samples were new."""
+    lo, hi = cur.execute("SELECT min(ts), max(ts) FROM incoming_points").fetchall()[0]
+    if lo is None:
+        return 0
+    execute_write(cur, "series_stage")
+    execute_write(cur, "series_insert")
+    execute_write(cur, "samples_insert", lo=lo, hi=hi)
+    return cur.fetchall()[0][0]  # the INSERT's row count
 
 
 def write_requests(store: Store, requests: pa.Table | pd.DataFrame, where: str = "requests") -> int:
@@ -71,30 +117,49 @@ def _append(store: Store, statement: str, table: pa.Table) -> int:
 
 
 LABELS_TYPE = pa.map_(pa.string(), pa.string())
+# NOTE: only a sample's value is a string followed by `]`, so an `le="+Inf"` label is left as it is.
+_INFINITE_VALUE = re.compile(rb'(,\s*)"([+-])Inf"(\s*\])')
 
 
-def _with_map_labels(table: pa.Table) -> pa.Table:
-    """Labels as MAP(VARCHAR, VARCHAR) whether they arrived as a map, dicts or structs."""
-    labels = table["labels"]
-    if labels.type == LABELS_TYPE:
-        return table
-    items = [
-        None if d is None else sorted((k, v) for k, v in dict(d).items() if v is not None)
-        for d in labels.to_pylist()
-    ]
-    return table.set_column(table.column_names.index("labels"), "labels", pa.array(items, LABELS_TYPE))
+def _grouped(samples: pa.Table | pd.DataFrame, where: str) -> SeriesSamples:
+    """(ts, metric, labels, value) rows → SeriesSamples; labels may be dicts, maps or structs."""
+    frame = _as_arrow(samples, SAMPLE_COLUMNS, where).to_pandas() if isinstance(samples, pa.Table) else samples
+    missing = [c for c in SAMPLE_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{where}: missing column(s) {', '.join(missing)}")
+    ids: dict[tuple, int] = {}
+    # NOTE: a frozenset of the label items is the cheapest hashable key per row; the SQL
+    # canonicalises each distinct series once (sorted keys, empty struct fields dropped).
+    keys = zip(frame["metric"].tolist(), map(_label_items, frame["labels"].tolist()), strict=True)
+    series = np.fromiter((ids.setdefault(k, len(ids)) for k in keys), np.int64, len(frame))
+    return SeriesSamples(
+        metrics=[metric for metric, _ in ids], labels=[dict(items) for _, items in ids], series=series,
+        ts=_timestamps(frame["ts"], where), values=_floats(frame["value"], where),
+    )
 
 
-def _cast_column(table: pa.Table, name: str, to: pa.DataType, where: str) -> pa.Table:
-    """The column cast to `to` (UTC-naive for timestamps), or a ValueError naming it."""
-    column = table[name]
-    if pa.types.is_timestamp(column.type) and column.type.tz is not None:
-        column = pc.cast(column, pa.timestamp("us", tz="UTC")).cast(pa.timestamp("us"))
+def _label_items(labels) -> frozenset:
+    if labels is None:
+        return frozenset()
+    return frozenset(labels.items() if isinstance(labels, dict) else labels)
+
+
+def _timestamps(column: pd.Series, where: str) -> np.ndarray:
+    """Naive-UTC datetime64[us]; naive input is taken as UTC, aware input converted."""
     try:
-        column = column.cast(to)
-    except pa.ArrowException as exc:
-        raise ValueError(f"{where}: column {name!r} is not {to}: {exc}") from None
-    return table.set_column(table.column_names.index(name), name, column)
+        stamps = pd.to_datetime(column, utc=True)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{where}: column 'ts' is not a timestamp: {exc}") from None
+    if stamps.isna().any():
+        raise ValueError(f"{where}: column 'ts' has a missing timestamp (row {int(stamps.isna().argmax())})")
+    return stamps.dt.tz_localize(None).to_numpy().astype("datetime64[us]")
+
+
+def _floats(column: pd.Series, where: str) -> np.ndarray:
+    try:
+        return np.asarray(column, dtype=np.float64)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{where}: column 'value' is not a number: {exc}") from None
 
 
 def _as_arrow(data: pa.Table | pd.DataFrame, columns: tuple[str, ...], where: str) -> pa.Table:

@@ -1,7 +1,7 @@
 -- 001_init: metric samples, requests and annotations (DESIGN.md interchange format).
 -- series: one row per distinct metric name + label set; series_key is the canonical text
 --   `metric{k1=v1,k2=v2}` with labels sorted by key, so the same series always maps to one row.
--- samples: one row per series × ts; the primary key makes re-pulling a window idempotent.
+-- samples: one row per series × ts (unique by the write path; see 006_samples_unkeyed).
 CREATE SEQUENCE series_id_seq START 1;
 
 CREATE TABLE series (

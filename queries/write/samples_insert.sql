@@ -1,7 +1,23 @@
--- samples_insert: add the samples of `staged`; a (series, ts) already stored is kept as it was,
--- so pulling the same window twice stores each sample once.
--- Params: none. Grain: one row per series × ts.
-INSERT OR IGNORE INTO samples (series_id, ts, value)
-SELECT s.series_id, st.ts, st.value
-FROM staged st
-JOIN series s USING (series_key)
+-- samples_insert: add the batch's samples (`incoming_points`: idx, ts, value); a (series, ts)
+-- already stored is kept as it was, so pulling the same window twice stores each sample once
+-- (a pair repeated inside one batch is stored once, with one of its values).
+-- NOTE: samples has no primary key (006_samples_unkeyed): this anti-join is what keeps a
+-- (series, ts) unique, and it only reads stored samples inside the batch's time span.
+-- Params:
+--   $lo TIMESTAMP  the batch's earliest ts
+--   $hi TIMESTAMP  the batch's latest ts (constants, so DuckDB skips stored row groups outside)
+-- Grain: one row per series × ts.
+INSERT INTO samples (series_id, ts, value)
+WITH batch AS (
+    SELECT DISTINCT ON (s.series_id, p.ts) s.series_id, p.ts, p.value
+    FROM incoming_points p
+    JOIN staged_series st ON st.idx = p.idx
+    JOIN series s ON s.series_key = st.series_key
+),
+stored AS (
+    SELECT series_id, ts FROM samples
+    WHERE ts BETWEEN $lo AND $hi
+)
+SELECT b.series_id, b.ts, b.value
+FROM batch b
+ANTI JOIN stored USING (series_id, ts)
