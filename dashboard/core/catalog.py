@@ -179,4 +179,3 @@ def exported_names(key: str) -> list[str]:
 def resolve(key: str, present: set[str]) -> str | None:
     """The newest variant of key among the names present, or None if the stack exports none."""
     return next((name for name in exported_names(key) if name in present), None)
-

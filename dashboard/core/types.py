@@ -150,6 +150,3 @@ class SeriesSamples:
     series: np.ndarray  # int64 [samples], index into metrics/labels
     ts: np.ndarray  # datetime64[us] [samples], naive UTC
     values: np.ndarray  # float64 [samples]
-
-    def __len__(self) -> int:
-        return len(self.values)

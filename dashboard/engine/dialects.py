@@ -68,11 +68,14 @@ def vllm_dialect(series: list[Series], naming: str) -> list[Series]:
 
 def epp_dialect(series: list[Series], naming: str) -> list[Series]:
     """The EPP's llm-d series as `naming` exports them: llm-d-router ≥ 0.9 emits old and new names."""
-    legacy = [_gaie(s) for s in series]
-    return series + legacy if naming == "llm-d" else legacy
+    renamed = [_gaie(s) for s in series]
+    if naming == "gaie":
+        return renamed
+    return series + [new for old, new in zip(series, renamed, strict=True) if new is not old]
 
 
 def _gaie(s: Series) -> Series:
+    """s under its GAIE name and labels, or s itself when GAIE has no such metric."""
     base = next((b for b in _GAIE_NAMES if s.metric.startswith(b)), None)
     if base is None:
         return s

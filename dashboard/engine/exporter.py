@@ -112,15 +112,16 @@ def pod_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: Ex
 
 def _offload_series(at_first_token, trace, out, config, spec, mine) -> list[Series]:
     """The KV connector's series: vLLM's external-hit counters, then the connector's own."""
-    inp, cached = trace.input_tokens[mine], out.cached_tokens[mine]
+    requested = trace.input_tokens[mine] - out.cached_tokens[mine, 0]
+    hit = out.cached_tokens[mine, 1:].sum(axis=1)
+    block_bytes = float(profiles.model(config.model).kv_bytes_per_token * trace.block_tokens)
     series = [
-        at_first_token("vllm:external_prefix_cache_queries_total", inp - cached[:, 0]),
-        at_first_token("vllm:external_prefix_cache_hits_total", cached[:, 1:].sum(axis=1)),
+        at_first_token("vllm:external_prefix_cache_queries_total", requested),
+        at_first_token("vllm:external_prefix_cache_hits_total", hit),
     ]
     if spec.dialect.connector == "lmcache":
-        return series + _lmcache_series(at_first_token, inp - cached[:, 0], cached[:, 1:].sum(axis=1),
-                                        out.stored_blocks[mine], trace, config, spec)
-    block_bytes = float(profiles.model(config.model).kv_bytes_per_token * trace.block_tokens)
+        return series + _lmcache_series(at_first_token, requested, hit, out.stored_blocks[mine], trace, config,
+                                        spec, block_bytes)
     load_bytes = out.hit_blocks[mine, 1:].sum(axis=1) * block_bytes
     store_bytes = out.stored_blocks[mine] * block_bytes
     link_bytes_per_s = profiles.hardware(config.hardware).link_h2d_bytes_per_s
@@ -132,10 +133,10 @@ def _offload_series(at_first_token, trace, out, config, spec, mine) -> list[Seri
     ]
 
 
-def _lmcache_series(at_first_token, requested, hit, stored_blocks, trace, config, spec) -> list[Series]:
+def _lmcache_series(at_first_token, requested, hit, stored_blocks, trace, config, spec,
+                    block_bytes: float) -> list[Series]:
     """LMCache's retrieve counters and resident bytes (labels as lmcache/observability.py sets them)."""
     labels = {"worker_id": "0", "role": "worker", "served_model_name": spec.model_name}
-    block_bytes = float(profiles.model(config.model).kv_bytes_per_token * trace.block_tokens)
     requested_s = at_first_token("lmcache:num_requested_tokens_total", requested, **labels)
     stored = at_first_token("lmcache:num_stored_tokens_total", stored_blocks * trace.block_tokens, **labels)
     # NOTE: an LRU tier only frees space by evicting when full, so what it holds is everything
