@@ -12,7 +12,7 @@ from dashboard.engine.policies import policy_names
 from dashboard.engine.policies.learned import LearnedOptions, continuation_keys
 from dashboard.engine.replay import learned_request_keys, replay_single_cache, simulate
 from dashboard.engine.sessions import session_structure
-from tests.engine.gen import chained_traces
+from tests.engine.gen import chained_traces, trace_from_paths
 from tests.engine.twin_cluster import simulate_twin
 from tests.engine.twins import continuation_keys_twin, replay_single_twin
 
@@ -25,6 +25,15 @@ def test_each_single_cache_kernel_equals_its_twin(trace: Trace, capacity: int, p
     scores = learned_request_keys(trace, LearnedOptions()) if policy == "learned" else None
     expected = replay_single_twin(trace, capacity, policy, scores)
     assert replay_single_cache(trace, capacity, policy).tolist() == expected
+
+
+@FAST
+@given(paths=st.lists(st.lists(st.integers(0, 12), min_size=1, max_size=10), min_size=1, max_size=30),
+       capacity=st.integers(0, 15))
+def test_lru_fast_path_equals_its_twin_on_unchained_block_lists(paths: list[list[int]], capacity: int) -> None:
+    # Repeated blocks within a request and resident blocks after a miss exercise the run splice.
+    trace = trace_from_paths(paths)
+    assert replay_single_cache(trace, capacity, "lru").tolist() == replay_single_twin(trace, capacity, "lru", None)
 
 
 @FAST

@@ -47,47 +47,56 @@ def replay_lru_single(offsets: np.ndarray, block_ids: np.ndarray, num_blocks: in
     hits = np.zeros(n, np.int32)
     s = num_blocks
     # NOTE: links[2b] = prev, links[2b+1] = next, side by side so one cache line holds both;
-    # prev = -1 marks an absent block (no separate presence array).
+    # prev = -1 marks an absent block. The sentinel's own ends stay in locals (head = most recent,
+    # tail = oldest) so one touch does not wait on the last one through memory.
     links = np.full(2 * (num_blocks + 1), -1, np.int32)
-    links[2 * s] = s
-    links[2 * s + 1] = s
-    size = 0
+    head, tail, size = s, s, 0
     for i in range(n):
         lo, hi = offsets[i], offsets[i + 1]
         h = 0
         while lo + h < hi and links[2 * block_ids[lo + h]] >= 0:
             h += 1
         hits[i] = h
-        for k in range(hi - 1, lo - 1, -1):  # tail first, so the head ends most recent
-            size += _touch(links, s, block_ids[k])
-            if size > capacity:
-                _evict_oldest(links, s)
-                size -= 1
+        k = hi - 1  # tail first, so the head ends most recent
+        while k >= lo:
+            bot = block_ids[k]
+            if links[2 * bot] < 0:  # absent: insert as most recent, evict the oldest when over capacity
+                links[2 * bot] = s
+                links[2 * bot + 1] = head
+                if head == s:
+                    tail = bot
+                else:
+                    links[2 * head] = bot
+                head = bot
+                size += 1
+                if size > capacity:
+                    victim = tail
+                    tail = links[2 * victim]
+                    links[2 * victim] = -1
+                    size -= 1
+                    if tail == s:
+                        head = s
+                    else:
+                        links[2 * tail + 1] = s
+                k -= 1
+                continue
+            # Resident: touching it and the run of this request's blocks linked just before it, one
+            # by one, only moves them (no insert, no eviction), so splice the run to the front at once.
+            j = k
+            while j > lo and links[2 * block_ids[j]] == block_ids[j - 1]:
+                j -= 1
+            top = block_ids[j]
+            before = links[2 * top]
+            if before != s:
+                after = links[2 * bot + 1]
+                links[2 * before + 1] = after
+                if after == s:
+                    tail = before
+                else:
+                    links[2 * after] = before
+                links[2 * top] = s
+                links[2 * bot + 1] = head
+                links[2 * head] = bot
+                head = top
+            k = j - 1
     return hits
-
-
-@njit(inline="always")
-def _touch(links: np.ndarray, s: int, b: int) -> int:
-    """Move b to the front (sentinel s's next); 1 if b was absent (an insert), else 0."""
-    prev = links[2 * b]
-    if prev == s:
-        return 0
-    if prev >= 0:
-        after = links[2 * b + 1]
-        links[2 * prev + 1] = after
-        links[2 * after] = prev
-    first = links[2 * s + 1]
-    links[2 * s + 1] = b
-    links[2 * b] = s
-    links[2 * b + 1] = first
-    links[2 * first] = b
-    return 1 if prev < 0 else 0
-
-
-@njit(inline="always")
-def _evict_oldest(links: np.ndarray, s: int) -> None:
-    victim = links[2 * s]
-    before = links[2 * victim]
-    links[2 * before + 1] = s
-    links[2 * s] = before
-    links[2 * victim] = -1
