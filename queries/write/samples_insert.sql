@@ -6,13 +6,19 @@
 -- Params:
 --   $lo TIMESTAMP  the batch's earliest ts
 --   $hi TIMESTAMP  the batch's latest ts (constants, so DuckDB skips stored row groups outside)
+--   $shares_keys BOOLEAN  two incoming series have one series_key (only then can a pair repeat)
 -- Grain: one row per series × ts.
 INSERT INTO samples (series_id, ts, value)
-WITH batch AS (
-    SELECT DISTINCT ON (s.series_id, p.ts) s.series_id, p.ts, p.value
+WITH joined AS (
+    SELECT s.series_id, p.ts, p.value
     FROM incoming_points p
     JOIN staged_series st ON st.idx = p.idx
     JOIN series s ON s.series_key = st.series_key
+),
+batch AS (
+    SELECT * FROM joined WHERE NOT $shares_keys
+    UNION ALL
+    SELECT DISTINCT ON (series_id, ts) * FROM joined WHERE $shares_keys
 ),
 stored AS (
     SELECT series_id, ts FROM samples

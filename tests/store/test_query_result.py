@@ -7,13 +7,22 @@ import math
 
 import pytest
 
-from dashboard.store.writes import write_query_result
+from dashboard.store.writes import _result_lines, write_query_result
 
 T = 1_795_996_815.123  # a millisecond timestamp as Prometheus renders it
 
 
-def answer(*series: dict) -> bytes:
-    return json.dumps({"status": "success", "data": {"resultType": "matrix", "result": list(series)}}).encode()
+@pytest.fixture(params=["compact", "spaced"])
+def answer(request):
+    """Build an answer body: Prometheus's own compact encoding (split and read one series per line)
+    or the same JSON with spaces (read as one object); both must store the same."""
+    separators = (",", ":") if request.param == "compact" else (", ", ": ")
+
+    def build(*series: dict) -> bytes:
+        body = {"status": "success", "data": {"resultType": "matrix", "result": list(series)}}
+        return json.dumps(body, separators=separators).encode()
+
+    return build
 
 
 def rows(store) -> list[tuple]:
@@ -22,7 +31,7 @@ def rows(store) -> list[tuple]:
         "ORDER BY s.metric, s.le, x.ts").fetchall()
 
 
-def test_values_labels_and_timestamps_arrive_exactly(store):
+def test_values_labels_and_timestamps_arrive_exactly(store, answer):
     body = answer(
         {"metric": {"__name__": "ttft_bucket", "le": "+Inf", "pod": "vllm-0"}, "values": [[T, "3"], [T + 15, "+Inf"]]},
         {"metric": {"__name__": "ttft_bucket", "le": "0.5", "pod": "vllm-0"}, "values": [[T, "-Inf"], [T + 15, "NaN"]]},
@@ -38,7 +47,7 @@ def test_values_labels_and_timestamps_arrive_exactly(store):
     assert got[4][4] == 1_795_996_830_123
 
 
-def test_the_same_answer_twice_is_stored_once(store):
+def test_the_same_answer_twice_is_stored_once(store, answer):
     body = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"], [T + 15, "2"]]})
     assert write_query_result(store, body) == 2
     assert write_query_result(store, body) == 0
@@ -47,15 +56,33 @@ def test_the_same_answer_twice_is_stored_once(store):
     assert len(rows(store)) == 3
 
 
-def test_an_empty_answer_stores_nothing(store):
+def test_an_empty_answer_stores_nothing(store, answer):
     assert write_query_result(store, answer()) == 0
 
 
-def test_a_body_that_is_not_an_answer_is_refused_and_changes_nothing(store):
+def test_a_body_that_is_not_an_answer_is_refused_and_changes_nothing(store, answer):
     write_query_result(store, answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"]]}))
     with pytest.raises(ValueError, match="prom-test: not a Prometheus query answer"):
-        write_query_result(store, b'{"status":"success","data":{"result":[{"metric":{}, "values": [[1, "x"]]}]}}',
-                           where="prom-test")
+        write_query_result(store, answer({"metric": {}, "values": [[1, "x"]]}), where="prom-test")
     with pytest.raises(ValueError, match="not a Prometheus query answer"):
         write_query_result(store, b"<html>proxy error</html>")
     assert len(rows(store)) == 1
+
+
+def test_two_series_of_one_key_in_an_answer_store_a_shared_sample_once(store, answer):
+    # The second target has no pod label, so it gets pod = instance and the same series key.
+    body = answer(
+        {"metric": {"__name__": "hits_total", "instance": "x", "pod": "x"}, "values": [[T, "1"]]},
+        {"metric": {"__name__": "hits_total", "instance": "x"}, "values": [[T, "1"], [T + 15, "2"]]},
+    )
+    assert write_query_result(store, body) == 2
+    assert [r[4:] for r in rows(store)] == [(1_795_996_815_123, 1.0), (1_795_996_830_123, 2.0)]
+
+
+def test_only_the_compact_encoding_is_split_into_lines():
+    series = {"metric": {"__name__": "m", "pod": "a"}, "values": [[T, "1"]]}
+    body = {"status": "success", "data": {"resultType": "matrix", "result": [series, series]}}
+    compact = json.dumps(body, separators=(",", ":")).encode()
+    assert _result_lines(compact) == b"\n".join([json.dumps(series, separators=(",", ":")).encode()] * 2)
+    assert _result_lines(json.dumps(body).encode()) is None
+    assert _result_lines(compact.replace(b'"result":[', b'"result":[ ')) is None
