@@ -18,7 +18,7 @@ from dashboard.engine.cluster_kernel import run_cluster
 from dashboard.engine.latency import latency_model
 from dashboard.engine.policies import policy_info
 from dashboard.engine.policies.dispatch import block_tie_keys, next_use_of_accesses
-from dashboard.engine.policies.learned import LearnedOptions, continuation_keys
+from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
 from dashboard.engine.policies.lru import replay_lru_single
 from dashboard.engine.policies.state import BlockInfo, make_state
 from dashboard.engine.sessions import session_structure
@@ -35,11 +35,22 @@ def block_hit_ratio(hits: np.ndarray, trace: Trace) -> float:
 def learned_request_keys(trace: Trace, options: LearnedOptions) -> np.ndarray:
     """The learned policy's per-request score keys (online: each uses only the trace's past)."""
     parent, _, turns = session_structure(trace)
-    sizes = np.diff(trace.offsets)
-    growth = np.where(parent >= 0, sizes - sizes[np.maximum(parent, 0)], sizes)
-    return continuation_keys(trace.arrival_s, parent, turns, growth.astype(np.int64),
-                             trace.type_codes.astype(np.int64), float(options.horizon_s),
+    features = feature_values(*request_features(trace, parent, turns))
+    return continuation_keys(trace.arrival_s, parent, features, float(options.horizon_s),
                              float(options.decay_s), float(options.prior_weight))
+
+
+def request_features(trace: Trace, parent: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(turn, idle s since the session's previous request or −1, prompt growth in blocks, input
+    tokens, output tokens, type code) per request: what the learned policy predicts from."""
+    sizes = np.diff(trace.offsets)
+    has_parent = parent >= 0
+    previous = np.maximum(parent, 0)
+    idle = np.where(has_parent, trace.arrival_s - trace.arrival_s[previous], -1.0)
+    growth = np.where(has_parent, sizes - sizes[previous], sizes)
+    return (turns.astype(np.int64), idle.astype(np.float64), growth.astype(np.int64),
+            trace.input_tokens.astype(np.int64), trace.output_tokens.astype(np.int64),
+            trace.type_codes.astype(np.int64))
 
 
 def _block_info(trace: Trace) -> BlockInfo:

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from dashboard.core.types import ClusterConfig, ClusterEvent, RouterConfig, TierConfig, Trace
 from dashboard.engine import routers
 from dashboard.engine.policies import policy_names
-from dashboard.engine.policies.learned import LearnedOptions, continuation_keys
-from dashboard.engine.replay import learned_request_keys, replay_single_cache, simulate
+from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
+from dashboard.engine.replay import learned_request_keys, replay_single_cache, request_features, simulate
 from dashboard.engine.sessions import session_structure
 from tests.engine.gen import chained_traces, trace_from_paths
 from tests.engine.twin_cluster import simulate_twin
@@ -40,11 +40,11 @@ def test_lru_fast_path_equals_its_twin_on_unchained_block_lists(paths: list[list
 @given(trace=chained_traces(), horizon_s=st.sampled_from([1.0, 10.0, 600.0]))
 def test_learned_continuation_keys_equal_their_twin(trace: Trace, horizon_s: float) -> None:
     parent, _, turns = session_structure(trace)
-    sizes = np.diff(trace.offsets)
-    growth = np.where(parent >= 0, sizes - sizes[np.maximum(parent, 0)], sizes).astype(np.int64)
-    types = trace.type_codes.astype(np.int64)
-    got = continuation_keys(trace.arrival_s, parent, turns, growth, types, horizon_s, 300.0, 4.0)
-    want = continuation_keys_twin(trace.arrival_s.tolist(), parent.tolist(), turns, growth, types, horizon_s, 300.0, 4.0)
+    columns = request_features(trace, parent, turns)
+    features = feature_values(*columns)
+    assert features.tolist() == feature_values.py_func(*columns).tolist()
+    got = continuation_keys(trace.arrival_s, parent, features, horizon_s, 300.0, 4.0)
+    want = continuation_keys_twin(trace.arrival_s.tolist(), parent.tolist(), features.tolist(), horizon_s, 300.0, 4.0)
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 

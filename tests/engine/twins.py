@@ -192,13 +192,12 @@ def replay_single_twin(trace: Trace, capacity: int, policy: str, scores: np.ndar
     return hits
 
 
-def continuation_keys_twin(arrival, parent, turn, growth, type_code, horizon_s, decay_s, prior_weight) -> list[float]:
-    """Online bucketed continuation frequencies; each request's key uses only earlier resolutions."""
-    from dashboard.engine.policies.learned import bucket_of
-
+def continuation_keys_twin(arrival, parent, features, horizon_s, decay_s, prior_weight) -> list[float]:
+    """Online per-feature-value continuation rates, summed in log-odds; each key uses only earlier resolutions."""
     n = len(arrival)
     cont, total = {}, {}
-    resolved, bucket, keys = [False] * n, [0] * n, []
+    resolved, keys = [False] * n, []
+    g_cont = g_total = 0
     for i in range(n):
         t, p = arrival[i], parent[i]
         events = []
@@ -210,11 +209,14 @@ def continuation_keys_twin(arrival, parent, turn, growth, type_code, horizon_s, 
                 resolved[j] = True
                 events.append((j, False))
         for j, ok in events:
-            cont[bucket[j]] = cont.get(bucket[j], 0) + ok
-            total[bucket[j]] = total.get(bucket[j], 0) + 1
-        bucket[i] = bucket_of.py_func(int(turn[i]), t - arrival[p] if p >= 0 else -1.0, int(growth[i]),
-                                      int(type_code[i]))
-        rate = (sum(cont.values()) + 1) / (sum(total.values()) + 2)
-        prob = (cont.get(bucket[i], 0) + prior_weight * rate) / (total.get(bucket[i], 0) + prior_weight)
-        keys.append(math.log(max(prob, 1e-9)) + t / decay_s)
+            g_cont, g_total = g_cont + ok, g_total + 1
+            for v in features[j]:
+                cont[v] = cont.get(v, 0) + ok
+                total[v] = total.get(v, 0) + 1
+        rate = (g_cont + 1) / (g_total + 2)
+        logit = math.log(rate / (1 - rate))
+        for v in features[i]:
+            r = (cont.get(v, 0) + prior_weight * rate) / (total.get(v, 0) + prior_weight)
+            logit += math.log(r / (1 - r)) - math.log(rate / (1 - rate))
+        keys.append(math.log(1 / (1 + math.exp(-logit))) + t / decay_s)
     return keys

@@ -1,15 +1,18 @@
 """Learned continuation policy in the spirit of LPC (Yang et al., NeurIPS 2025).
 
 Each request i gets a continuation probability p_i = P(its session sends another request within
-`horizon_s`), estimated ONLINE from the past of the trace only: requests are bucketed by turn
-number, idle time since the session's previous request, prompt growth over that request and the
-request type; a bucket's frequency is updated when one of its requests is seen to continue (the
-session's next request arrives within the horizon) or to stay idle beyond the horizon. Buckets
-are shrunk towards the global rate (`prior_weight` pseudo-requests). A block touched by request i
-scores p_i · exp(−(now − t_i) / decay_s); a block shared by several requests keeps its highest
-score. Eviction order: lowest current score first; ties: deeper block first, then larger block id.
-Because the decay is the same exponential for every block, the order at any time equals the order
-of the static key log p_i + t_i / decay_s, which is what the lazy min-heap holds (k1; k2 = tie).
+`horizon_s`), estimated ONLINE from the past of the trace only. A request has one value in each
+feature group (turn number, idle time since the session's previous request, prompt growth over
+that request, input and output length, request type); each value keeps the continuation rate of
+the resolved requests that had it (a request resolves when its session's next request arrives
+within the horizon, or when the horizon passes without one), shrunk towards the global rate with
+`prior_weight` pseudo-requests. The groups' evidence adds in log-odds (naive Bayes): one sparse
+table per group generalises where one cell per combination of values would see few requests.
+A block touched by request i scores p_i · exp(−(now − t_i) / decay_s); a block shared by several
+requests keeps its highest score. Eviction order: lowest current score first; ties: deeper block
+first, then larger block id. Because the decay is the same exponential for every block, the
+order at any time equals the order of the static key log p_i + t_i / decay_s, which is what the
+lazy min-heap holds (k1; k2 = tie).
 """
 
 from __future__ import annotations
@@ -26,8 +29,13 @@ POLICY_ID = 5
 NAME = "learned"
 DESCRIPTION = "LPC-style learned continuation score (online, past only) with exponential idle decay"
 IDLE_EDGES_S = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+INPUT_EDGES = (1000, 2000, 4000, 8000, 16000, 32000, 64000)  # tokens
+OUTPUT_EDGES = (10, 50, 100, 200, 400, 800)  # tokens
 NUM_TURN, NUM_IDLE, NUM_GROWTH, NUM_TYPE = 6, len(IDLE_EDGES_S) + 2, 4, 9
-NUM_BUCKETS = NUM_TURN * NUM_IDLE * NUM_GROWTH * NUM_TYPE
+NUM_INPUT, NUM_OUTPUT = len(INPUT_EDGES) + 1, len(OUTPUT_EDGES) + 1
+GROUP_SIZES = (NUM_TURN, NUM_IDLE, NUM_GROWTH, NUM_INPUT, NUM_OUTPUT, NUM_TYPE)
+NUM_GROUPS = len(GROUP_SIZES)
+NUM_VALUES = sum(GROUP_SIZES)
 
 
 @dataclass(frozen=True)
@@ -36,34 +44,57 @@ class LearnedOptions:
 
     horizon_s: float = 600.0  # a session idle longer than this counts as not continuing
     decay_s: float = 300.0  # e-folding time of a block's score while its session is idle
-    prior_weight: float = 4.0  # pseudo-requests at the global rate in each bucket
+    prior_weight: float = 4.0  # pseudo-requests at the global rate behind each feature value
 
 
 @njit(cache=True, _nrt=False)
-def bucket_of(turn: int, idle_s: float, growth_blocks: int, type_code: int) -> int:
-    """Feature bucket: turn {0,1,2,3-4,5-8,9+} × idle (none, 6 edges) × growth {≤1,≤4,≤16,more} × type."""
-    tb = 0 if turn <= 0 else (turn if turn <= 2 else (3 if turn <= 4 else (4 if turn <= 8 else 5)))
-    ib = 0
-    if idle_s >= 0.0:
-        ib = 1
-        for edge in IDLE_EDGES_S:
-            if idle_s >= edge:
-                ib += 1
-    gb = 0 if growth_blocks <= 1 else (1 if growth_blocks <= 4 else (2 if growth_blocks <= 16 else 3))
-    yb = min(max(type_code + 1, 0), NUM_TYPE - 1)
-    return ((tb * NUM_IDLE + ib) * NUM_GROWTH + gb) * NUM_TYPE + yb
+def _bin(x: float, edges: tuple) -> int:
+    k = 0
+    for edge in edges:
+        if x >= edge:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def feature_values(
+    turn: np.ndarray, idle_s: np.ndarray, growth_blocks: np.ndarray, input_tokens: np.ndarray,
+    output_tokens: np.ndarray, type_code: np.ndarray,
+) -> np.ndarray:
+    """Per request, its value index in each group (int64 [n, NUM_GROUPS], indexes unique across groups).
+
+    turn {0,1,2,3-4,5-8,9+}; idle (none = −1, then the 6 edges); growth {≤1,≤4,≤16,more} blocks;
+    input and output tokens by their edges; type (unknown = −1, then codes 0-7, capped).
+    """
+    n = turn.shape[0]
+    out = np.zeros((n, NUM_GROUPS), np.int64)
+    for i in range(n):
+        t = turn[i]
+        g = growth_blocks[i]
+        values = (
+            0 if t <= 0 else (t if t <= 2 else (3 if t <= 4 else (4 if t <= 8 else 5))),
+            0 if idle_s[i] < 0.0 else 1 + _bin(idle_s[i], IDLE_EDGES_S),
+            0 if g <= 1 else (1 if g <= 4 else (2 if g <= 16 else 3)),
+            _bin(input_tokens[i], INPUT_EDGES),
+            _bin(output_tokens[i], OUTPUT_EDGES),
+            min(max(type_code[i] + 1, 0), NUM_TYPE - 1),
+        )
+        offset = 0
+        for k in range(NUM_GROUPS):
+            out[i, k] = offset + values[k]
+            offset += GROUP_SIZES[k]
+    return out
 
 
 @njit(cache=True)
 def continuation_keys(
-    arrival_s: np.ndarray, parent: np.ndarray, turn: np.ndarray, growth: np.ndarray, type_code: np.ndarray,
+    arrival_s: np.ndarray, parent: np.ndarray, features: np.ndarray,
     horizon_s: float, decay_s: float, prior_weight: float,
 ) -> np.ndarray:
     """Per-request static score key log p_i + t_i/decay_s, p_i learned from requests resolved before t_i."""
     n = arrival_s.shape[0]
-    cont = np.zeros(NUM_BUCKETS)
-    total = np.zeros(NUM_BUCKETS)
-    bucket = np.zeros(n, np.int64)
+    cont = np.zeros(NUM_VALUES)
+    total = np.zeros(NUM_VALUES)
     resolved = np.zeros(n, np.bool_)
     keys = np.zeros(n)
     g_cont, g_total, head = 0.0, 0.0, 0
@@ -73,22 +104,26 @@ def continuation_keys(
         if p >= 0 and not resolved[p]:
             resolved[p] = True
             ok = 1.0 if t - arrival_s[p] <= horizon_s else 0.0
-            cont[bucket[p]] += ok
-            total[bucket[p]] += 1.0
             g_cont += ok
             g_total += 1.0
+            for k in range(NUM_GROUPS):
+                cont[features[p, k]] += ok
+                total[features[p, k]] += 1.0
         while head < i and arrival_s[head] + horizon_s < t:
             if not resolved[head]:
                 resolved[head] = True
-                total[bucket[head]] += 1.0
                 g_total += 1.0
+                for k in range(NUM_GROUPS):
+                    total[features[head, k]] += 1.0
             head += 1
-        idle = t - arrival_s[p] if p >= 0 else -1.0
-        b = bucket_of(turn[i], idle, growth[i], type_code[i])
-        bucket[i] = b
         rate = (g_cont + 1.0) / (g_total + 2.0)
-        prob = (cont[b] + prior_weight * rate) / (total[b] + prior_weight)
-        keys[i] = math.log(max(prob, 1e-9)) + t / decay_s
+        prior_logit = math.log(rate / (1.0 - rate))
+        logit = prior_logit
+        for k in range(NUM_GROUPS):
+            v = features[i, k]
+            r = (cont[v] + prior_weight * rate) / (total[v] + prior_weight)
+            logit += math.log(r / (1.0 - r)) - prior_logit
+        keys[i] = -math.log1p(math.exp(-logit)) + t / decay_s  # log p, p = sigmoid(logit)
     return keys
 
 
