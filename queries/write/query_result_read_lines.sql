@@ -5,7 +5,8 @@
 -- Params:
 --   $path VARCHAR  the file of result elements, one per line
 -- Grain: one row per series of the answer.
--- Columns: idx BIGINT (0-based position in the answer), r STRUCT(metric MAP, "values" DOUBLE[2][])
+-- Columns: idx BIGINT (unique per series; not necessarily its position, the lines are read in
+--          parallel), r STRUCT(metric MAP, "values" DOUBLE[2][])
 CREATE OR REPLACE TEMP TABLE query_result AS
 SELECT row_number() OVER () - 1 AS idx, {'metric': metric, 'values': "values"} AS r
 FROM read_json(
