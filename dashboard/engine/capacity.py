@@ -14,7 +14,7 @@ import numpy as np
 
 from dashboard.core.types import Trace
 from dashboard.engine.mrc import MissRatioCurve, lru_mrc
-from dashboard.engine.replay import block_hit_ratio, replay_single_cache
+from dashboard.engine.replay import LearnedOptions, block_hit_ratio, replay_single_cache
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,8 @@ def capacity_for_policy(trace: Trace, target: float, policy: str = "lru") -> int
     return capacity
 
 
-def space_reduction_vs_lru(trace: Trace, policy: str, lru_capacity_blocks: int) -> SpaceReduction:
+def space_reduction_vs_lru(trace: Trace, policy: str, lru_capacity_blocks: int,
+                           learned: LearnedOptions | None = None) -> SpaceReduction:
     """LPC's measure for policy at LRU capacity lru_capacity_blocks, by bisection over single-cache replays."""
     if lru_capacity_blocks <= 0:
         raise ValueError(f"lru_capacity_blocks must be positive, got {lru_capacity_blocks}")
@@ -87,7 +88,7 @@ def space_reduction_vs_lru(trace: Trace, policy: str, lru_capacity_blocks: int) 
 
     def ratio_at(capacity: int) -> float:
         if capacity not in seen:
-            seen[capacity] = block_hit_ratio(replay_single_cache(trace, capacity, policy), trace)
+            seen[capacity] = block_hit_ratio(replay_single_cache(trace, capacity, policy, learned), trace)
         return seen[capacity]
 
     # NOTE: search below C_lru first (the interesting case); only look above it if P falls short there.

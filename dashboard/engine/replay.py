@@ -34,10 +34,21 @@ def block_hit_ratio(hits: np.ndarray, trace: Trace) -> float:
 
 def learned_request_keys(trace: Trace, options: LearnedOptions) -> np.ndarray:
     """The learned policy's per-request score keys (online: each uses only the trace's past)."""
+    if options.probabilities is not None:
+        return _keys_from_probabilities(trace, options)
     parent, _, turns = session_structure(trace)
     features = feature_values(*request_features(trace, parent, turns))
     return continuation_keys(trace.arrival_s, parent, features, float(options.horizon_s),
                              float(options.decay_s), float(options.prior_weight))
+
+
+def _keys_from_probabilities(trace: Trace, options: LearnedOptions) -> np.ndarray:
+    p = np.asarray(options.probabilities, np.float64)
+    if p.shape != (trace.num_requests,):
+        raise ValueError(f"learned probabilities: expected one per request ({trace.num_requests}), got shape {p.shape}")
+    if not np.all((p > 0.0) & (p <= 1.0)):
+        raise ValueError("learned probabilities must lie in (0, 1]")
+    return np.log(p) + trace.arrival_s / float(options.decay_s)
 
 
 def request_features(trace: Trace, parent: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, ...]:

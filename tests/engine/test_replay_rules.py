@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from dashboard.core.types import ClusterConfig, ClusterEvent, RouterConfig, TierConfig
 from dashboard.engine.policies import POLICIES, policy_info, policy_names
 from dashboard.engine.policies.learned import LearnedOptions
+from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import learned_request_keys, replay_single_cache, simulate
 from dashboard.engine.routers import router_names
 from dashboard.engine.sessions import session_structure
@@ -98,6 +101,29 @@ def test_learned_keys_never_read_the_future() -> None:
     for n in range(1, len(paths)):
         head = learned_request_keys(trace_from_paths(paths[:n], gaps[:n]), LearnedOptions(horizon_s=60.0))
         np.testing.assert_array_equal(head, full[:n])
+
+
+def test_constant_outside_probabilities_make_the_learned_policy_lru(mooncake_conversation) -> None:
+    # Equal p leaves only recency (t_i) and the deeper-first tie, which is LRU's tail-first touch
+    # order; a microsecond apart keeps LRU's order between requests that arrive at the same ms.
+    trace = read_mooncake(mooncake_conversation)
+    trace = dataclasses.replace(trace, arrival_s=trace.arrival_s + np.arange(trace.num_requests) * 1e-6)
+    constant = LearnedOptions(probabilities=np.full(trace.num_requests, 0.5))
+    for capacity in (1, 2_000, 18_279):
+        np.testing.assert_array_equal(replay_single_cache(trace, capacity, "learned", constant),
+                                      replay_single_cache(trace, capacity, "lru"))
+
+
+@pytest.mark.parametrize(("probabilities", "message"), [
+    (np.full(2, 0.5), "one per request"),
+    (np.array([0.5, 0.0, 0.5]), r"\(0, 1\]"),
+    (np.array([0.5, 1.5, 0.5]), r"\(0, 1\]"),
+    (np.array([0.5, np.nan, 0.5]), r"\(0, 1\]"),
+])
+def test_outside_probabilities_must_be_one_per_request_in_0_1(probabilities, message) -> None:
+    trace = trace_from_paths([[0], [0, 1], [2]])
+    with pytest.raises(ValueError, match=message):
+        replay_single_cache(trace, 2, "learned", LearnedOptions(probabilities=probabilities))
 
 
 def test_registry_describes_every_policy_and_labels_only_the_oracle_as_reference() -> None:

@@ -18,7 +18,7 @@ lazy min-heap holds (k1; k2 = tie).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
@@ -45,6 +45,9 @@ class LearnedOptions:
     horizon_s: float = 600.0  # a session idle longer than this counts as not continuing
     decay_s: float = 300.0  # e-folding time of a block's score while its session is idle
     prior_weight: float = 4.0  # pseudo-requests at the global rate behind each feature value
+    # Per-request continuation probabilities from an outside predictor (e.g. a model of the
+    # prompts' text, as LPC uses), in the trace's request order; they replace the online one.
+    probabilities: np.ndarray | None = field(default=None, compare=False)
 
 
 @njit(cache=True, _nrt=False)
