@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -23,6 +24,10 @@ from dashboard.store.writes import write_query_result, write_samples
 
 log = logging.getLogger(__name__)
 
+# NOTE: Prometheus encodes one query's answer on about one core, so two chunk queries in flight
+# keep a second core busy; measured on 2 cores, 1.2-1.35x the sequential fetch against 1.5-1.7x
+# with one (the session's connection pool is thread-safe, and GETs change nothing else on it).
+PREFETCH_CHUNKS = 2
 RESUME_OVERLAP_S = 60.0  # re-read the last minute: late samples land, duplicates are ignored
 
 
@@ -106,14 +111,14 @@ class Collector:
         chunks = prometheus.plan_chunks(start_s, now_s) if names else []
         sel = prometheus.selector(names, self.config.matchers)
         stored = 0
-        # NOTE: the next chunk downloads while this one is written (DuckDB and the socket both
+        # NOTE: the next chunks download while this one is written (DuckDB and the socket both
         # release the GIL), so a long pull costs about its transfer time, not transfer + write.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvscope-fetch") as fetcher:
-            pending = fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[0]) if chunks else None
+        with ThreadPoolExecutor(max_workers=PREFETCH_CHUNKS, thread_name_prefix="kvscope-fetch") as fetcher:
+            pending = deque(fetcher.submit(prometheus.fetch_chunk, client, sel, c) for c in chunks[:PREFETCH_CHUNKS])
             for i in range(len(chunks)):
-                body = pending.result()
-                if i + 1 < len(chunks):
-                    pending = fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[i + 1])
+                body = pending.popleft().result()
+                if i + PREFETCH_CHUNKS < len(chunks):
+                    pending.append(fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[i + PREFETCH_CHUNKS]))
                 # NOTE: one transaction per chunk, so a crash keeps every finished chunk.
                 stored += write_query_result(self.store, body, where=f"{self.config.url} (chunk {i + 1})")
         return stored
