@@ -7,15 +7,16 @@ import socket
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
 import requests
 
-from bench.run import ROOT, Result, interleaved_medians
+from bench.run import ROOT, Result, interleaved_medians, timed_median
 from dashboard.ingest import prometheus
 from dashboard.ingest.config import PrometheusConfig
-from dashboard.services.collector import Collector
+from dashboard.services.collector import PREFETCH_CHUNKS, Collector
 from dashboard.store.db import open_store
 
 COMMAND = "python -m bench.run bench_ingest"
@@ -51,13 +52,15 @@ def run() -> list[Result]:
             _fetch_raw(url, start_s, end_s)  # warm Prometheus's caches for both alike
             # NOTE: interleaved, so both sides see the same machine noise.
             collector_s, raw_s = interleaved_medians(collect, lambda: _fetch_raw(url, start_s, end_s), repeats=7)
+            sequential_s = timed_median(lambda: _fetch_raw(url, start_s, end_s, in_flight=1), repeats=5)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
     note = (f"6 h of the sample's {frame.metric.nunique()} catalog series families, 8 vLLM pods + 1 EPP, "
             f"backfilled with promtool into /usr/bin/prometheus; {num_stored:,} samples stored per pull; "
-            "baseline: the same metric-name lookup and chunked instant queries fetched one after another with requests, "
-            "bodies read, nothing parsed")
+            f"baseline: the same metric-name lookup and chunked instant queries, {PREFETCH_CHUNKS} in flight as the "
+            f"collector sends them, bodies read, nothing parsed; fetched one after another they take {sequential_s:.3f} s "
+            f"(the pull is {collector_s / sequential_s:.2f}× that)")
     return [
         Result("ingest, 6 h Prometheus pull: wall time", COMMAND, collector_s, "s", "raw HTTP fetch", raw_s,
                target="≤ 1.5× raw fetch", is_met=collector_s <= 1.5 * raw_s, notes=note),
@@ -65,16 +68,19 @@ def run() -> list[Result]:
     ]
 
 
-def _fetch_raw(url: str, start_s: float, end_s: float) -> int:
+def _fetch_raw(url: str, start_s: float, end_s: float, in_flight: int = PREFETCH_CHUNKS) -> int:
+    """The pull's metric-name lookup and chunk queries, in_flight at a time as the collector sends
+    them; bodies read, nothing parsed. Returns the bytes read."""
     client = prometheus.connect(PrometheusConfig(url=url))
     sel = prometheus.selector(prometheus.present_names(client, prometheus.catalog_series_names(), start_s, end_s), ())
-    size = 0
-    with requests.Session() as session:
-        for chunk in prometheus.plan_chunks(start_s, end_s):
-            window_ms = max(int(round((chunk.end_s - chunk.start_s) * 1000)), 1)
-            response = session.get(f"{url}/api/v1/query", params={"query": f"{sel}[{window_ms}ms]", "time": chunk.end_s})
-            size += len(response.content)
-    return size
+
+    def fetch(session: requests.Session, chunk: prometheus.Chunk) -> int:
+        window_ms = max(int(round((chunk.end_s - chunk.start_s) * 1000)), 1)
+        response = session.get(f"{url}/api/v1/query", params={"query": f"{sel}[{window_ms}ms]", "time": chunk.end_s})
+        return len(response.content)
+
+    with requests.Session() as session, ThreadPoolExecutor(max_workers=in_flight) as pool:
+        return sum(pool.map(lambda chunk: fetch(session, chunk), prometheus.plan_chunks(start_s, end_s)))
 
 
 def _backfill(frame: pd.DataFrame, tmp: Path) -> Path:
