@@ -13,21 +13,23 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 def records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line; ValueError names file, line and field."""
+    required = frozenset(fields)
     with path.open("rb") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                # NOTE: decoding first spares json.loads its per-call encoding sniff on bytes.
+                rec = json.loads(line.decode("utf-8"))
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
             except UnicodeDecodeError:
                 raise ValueError(f"{path}:{lineno}: not UTF-8 text") from None
             if not isinstance(rec, dict):
                 raise ValueError(f"{path}:{lineno}: expected a JSON object")
-            missing = [f for f in fields if f not in rec]
-            if missing:
-                raise ValueError(f"{path}:{lineno}: missing field {missing[0]!r}")
+            if not required <= rec.keys():
+                missing = next(f for f in fields if f not in rec)
+                raise ValueError(f"{path}:{lineno}: missing field {missing!r}")
             yield lineno, rec
 
 
