@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -20,7 +20,7 @@ from dashboard.ingest import prometheus, scrape
 from dashboard.ingest.config import PrometheusConfig, load_config
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
-from dashboard.store.writes import write_query_result, write_samples
+from dashboard.store.writes import write_query_results, write_samples
 
 log = logging.getLogger(__name__)
 
@@ -111,16 +111,21 @@ class Collector:
         chunks = prometheus.plan_chunks(start_s, now_s) if names else []
         sel = prometheus.selector(names, self.config.matchers)
         stored = 0
-        # NOTE: the next chunks download while this one is written (DuckDB and the socket both
+        # NOTE: the next chunks download while these are written (DuckDB and the socket both
         # release the GIL), so a long pull costs about its transfer time, not transfer + write.
+        # The chunks fetched together are written in one transaction: a crash keeps every finished
+        # group, and big transactions skip most of DuckDB's WAL (see write_query_results).
         with ThreadPoolExecutor(max_workers=PREFETCH_CHUNKS, thread_name_prefix="kvscope-fetch") as fetcher:
-            pending = deque(fetcher.submit(prometheus.fetch_chunk, client, sel, c) for c in chunks[:PREFETCH_CHUNKS])
-            for i in range(len(chunks)):
-                body = pending.popleft().result()
-                if i + PREFETCH_CHUNKS < len(chunks):
-                    pending.append(fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[i + PREFETCH_CHUNKS]))
-                # NOTE: one transaction per chunk, so a crash keeps every finished chunk.
-                stored += write_query_result(self.store, body, where=f"{self.config.url} (chunk {i + 1})")
+            def fetch(chunk: prometheus.Chunk) -> Future[bytes]:
+                return fetcher.submit(prometheus.fetch_chunk, client, sel, chunk)
+
+            pending = deque(fetch(c) for c in chunks[:PREFETCH_CHUNKS])
+            for first in range(0, len(chunks), PREFETCH_CHUNKS):
+                group = range(first, min(first + PREFETCH_CHUNKS, len(chunks)))
+                bodies = [pending.popleft().result() for _ in group]
+                pending.extend(fetch(c) for c in chunks[first + PREFETCH_CHUNKS:first + 2 * PREFETCH_CHUNKS])
+                stored += write_query_results(
+                    self.store, [(body, f"{self.config.url} (chunk {i + 1})") for body, i in zip(bodies, group, strict=True)])
         return stored
 
     def _scrape_all(self, now_s: float) -> int:

@@ -108,7 +108,8 @@ def run_query(
 
 
 def execute_write(cursor: Any, name: str, **params: Any) -> None:
-    """Run a write statement (queries/write/NAME.sql) on a cursor inside a transaction."""
+    """Run a statement of queries/write/NAME.sql on a write transaction's cursor (any rows it
+    returns are fetched from that cursor: temp tables and registrations live on it alone)."""
     query = load_query(f"write/{name}")
     cursor.execute(query.sql, bind_params(query, params))
 

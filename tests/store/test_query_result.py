@@ -1,4 +1,4 @@
-"""Prometheus query-API answers stored as their raw JSON: parsed in DuckDB, exactly and once."""
+"""Prometheus query-API answers stored from their raw JSON, exactly and once, whatever their layout."""
 
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ import math
 
 import pytest
 
-from dashboard.store.writes import _result_lines, write_query_result
+from dashboard.ingest.matrix_answer import parse_compact_matrix
+from dashboard.store.writes import write_query_result, write_query_results
 
 T = 1_795_996_815.123  # a millisecond timestamp as Prometheus renders it
 
 
 @pytest.fixture(params=["compact", "spaced"])
 def answer(request):
-    """Build an answer body: Prometheus's own compact encoding (split and read one series per line)
-    or the same JSON with spaces (read as one object); both must store the same."""
+    """Build an answer body: Prometheus's own compact encoding (scanned, ingest/matrix_answer.py)
+    or the same JSON with spaces (read by DuckDB); both must store the same."""
     separators = (",", ":") if request.param == "compact" else (", ", ": ")
 
     def build(*series: dict) -> bytes:
@@ -79,10 +80,17 @@ def test_two_series_of_one_key_in_an_answer_store_a_shared_sample_once(store, an
     assert [r[4:] for r in rows(store)] == [(1_795_996_815_123, 1.0), (1_795_996_830_123, 2.0)]
 
 
-def test_only_the_compact_encoding_is_split_into_lines():
-    series = {"metric": {"__name__": "m", "pod": "a"}, "values": [[T, "1"]]}
-    body = {"status": "success", "data": {"resultType": "matrix", "result": [series, series]}}
-    compact = json.dumps(body, separators=(",", ":")).encode()
-    assert _result_lines(compact) == b"\n".join([json.dumps(series, separators=(",", ":")).encode()] * 2)
-    assert _result_lines(json.dumps(body).encode()) is None
-    assert _result_lines(compact.replace(b'"result":[', b'"result":[ ')) is None
+def test_only_the_compact_encoding_is_scanned_and_every_layout_stores_the_same(store, answer):
+    body = answer({"metric": {"__name__": "m", "pod": "a"}, "values": [[T, "1"]]})
+    assert (parse_compact_matrix(body) is not None) == (b", " not in body)
+    assert write_query_result(store, body) == 1
+
+
+def test_answers_written_together_are_one_transaction(store, answer):
+    first = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"], [T + 15, "2"]]})
+    second = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 30, "3"]]})
+    assert write_query_results(store, [(first, "chunk 1"), (second, "chunk 2")]) == 3
+    with pytest.raises(ValueError, match="chunk 4: not a Prometheus query answer"):
+        write_query_results(store, [(answer({"metric": {"__name__": "hits_total", "pod": "b"}, "values": [[T, "1"]]}),
+                                     "chunk 3"), (b"<html>proxy error</html>", "chunk 4")])
+    assert len(rows(store)) == 3  # chunk 3's sample went with chunk 4's failure
