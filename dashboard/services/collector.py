@@ -116,7 +116,8 @@ class Collector:
         # are queued, so a worker starts the next query the moment it hands in an answer. The
         # chunks of a group are written in one transaction: a crash keeps every finished group,
         # and big transactions skip most of DuckDB's WAL (see write_query_results).
-        with ThreadPoolExecutor(max_workers=PREFETCH_CHUNKS, thread_name_prefix="kvscope-fetch") as fetcher:
+        fetcher = ThreadPoolExecutor(max_workers=PREFETCH_CHUNKS, thread_name_prefix="kvscope-fetch")
+        try:
             queued: deque[Future[bytes]] = deque()
             num_submitted = 0
             for first in range(0, len(chunks), PREFETCH_CHUNKS):
@@ -126,6 +127,9 @@ class Collector:
                 group = range(first, min(first + PREFETCH_CHUNKS, len(chunks)))
                 answers = [(queued.popleft().result(), f"{self.config.url} (chunk {i + 1})") for i in group]
                 stored += write_query_results(self.store, answers)
+        finally:
+            # NOTE: after a failed chunk the queued queries would only wait out their retries.
+            fetcher.shutdown(wait=True, cancel_futures=True)
         return stored
 
     def _scrape_all(self, now_s: float) -> int:

@@ -67,7 +67,7 @@ def write_query_results(store: Store, answers: list[tuple[bytes, str]]) -> int:
 
 
 def _read_answer(cur, body: bytes, where: str) -> SeriesSamples:
-    """Any matrix answer layout parsed by DuckDB's JSON reader (labels still without pods)."""
+    """Any matrix answer layout, parsed by DuckDB's JSON reader (pods not yet filled in)."""
     text = _INFINITE_VALUE.sub(lambda m: m[1] + (b'"-inf"' if m[2] == b"-" else b'"inf"') + m[3], body)
     with tempfile.TemporaryDirectory(prefix="kvscope-") as tmp:
         path = Path(tmp) / "answer.json"
@@ -112,8 +112,8 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
         "ts": pa.array(ts, pa.timestamp("us")),
         "value": pa.array(batch.values, pa.float64()),
     }))
-    # NOTE: only a batch with two series of one key can repeat a (series, ts); deduplicating
-    # costs a sixth of the write, so the insert skips it otherwise.
+    # NOTE: only a batch with two series of one key can repeat a (series, ts), so only then does
+    # the insert pay for deduplicating (a hash aggregate over the whole batch).
     execute_write(cur, "samples_insert", lo=ts.min().item(), hi=ts.max().item(),
                   shares_keys=len(set(keys)) < len(keys))
     return cur.fetchall()[0][0]  # the INSERT's row count
