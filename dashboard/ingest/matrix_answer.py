@@ -64,7 +64,7 @@ def parse_compact_matrix(body: bytes) -> SeriesSamples | None:
     return SeriesSamples(
         metrics=[labels.pop("__name__", None) for labels in objects], labels=objects,
         series=point_series[:num_points].copy(),
-        ts=point_ms[:num_points].astype("datetime64[ms]").astype("datetime64[us]"), values=values,
+        ts=point_ms[:num_points].view("datetime64[ms]").astype("datetime64[us]"), values=values,
     )
 
 

@@ -106,7 +106,7 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
     # NOTE: the registrations live on this transaction's cursor and end with it.
     cur.register("incoming_series", series)
     ids = _series_ids(cur, len(keys))
-    ts = batch.ts.astype("datetime64[us]")
+    ts = batch.ts.astype("datetime64[us]", copy=False)  # every writer already hands in microseconds
     cur.register("incoming_points", pa.table({
         "series_id": pa.array(ids[batch.series], pa.int64()),
         "ts": pa.array(ts, pa.timestamp("us")),
