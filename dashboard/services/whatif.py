@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from pathlib import Path
 
@@ -20,12 +21,23 @@ def load(path: str, fmt: str | None = None) -> Trace:
     return read_trace(path, fmt)
 
 
+UPLOAD_DIR = Path(tempfile.gettempdir()) / "kvscope-uploads"
+
+
 def save_upload(data: bytes, filename: str) -> Path:
-    """Keep an uploaded trace in a temp file (the readers stream from files), keeping its suffix."""
+    """Keep an uploaded trace in a file named by its content hash (the readers stream from files).
+
+    NOTE: keyed by content, so a page that reruns with the same upload finds the same path (and
+    its cached reads and replays) instead of writing another temp file.
+    """
     suffix = Path(filename).suffix or ".jsonl"
-    with tempfile.NamedTemporaryFile(prefix="kvscope-trace-", suffix=suffix, delete=False) as fh:
-        fh.write(data)
-    return Path(fh.name)
+    path = UPLOAD_DIR / f"{hashlib.sha256(data).hexdigest()[:24]}{suffix}"
+    if not path.exists():
+        UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(suffix + ".part")
+        partial.write_bytes(data)
+        partial.replace(path)  # atomic: a concurrent reader never sees half a file
+    return path
 
 
 def replay(trace: Trace, req: ReplayRequest) -> ReplaySummary:
