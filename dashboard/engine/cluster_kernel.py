@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from dashboard.engine import routers as R
-from dashboard.engine.latency import time_heap_pop, time_heap_push
+from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_push
 from dashboard.engine.policies.dispatch import access, contains, insert, touch
 from dashboard.engine.policies.state import clear_cache
 
@@ -175,7 +175,7 @@ def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, bloc
                 access(st, view_base + pod, blocks[k], tick, info)
         done = split_tokens(hit_blocks[i], block_tokens, input_tokens[i], cached[i])
         load_s[i] = cached[i, 1] * lat[2] + cached[i, 2] * lat[3]
-        prefill_s[i] = (input_tokens[i] - done) * lat[0]
+        prefill_s[i] = prefill_seconds(lat, input_tokens[i] - done, input_tokens[i])
         start = max(now, free_at[pod])
         queue_s[i] = start - now
         free_at[pod] = start + load_s[i] + prefill_s[i]

@@ -142,7 +142,9 @@ def simulate_twin(trace: Trace, config: ClusterConfig, events: tuple[ClusterEven
         cum = [min(sum(hits[: t + 1]) * trace.block_tokens, inp) for t in range(3)]
         cached = [cum[0], cum[1] - cum[0], cum[2] - cum[1]]
         load = cached[1] * tw.lat.cpu_load_s_per_token + cached[2] * tw.lat.disk_load_s_per_token
-        prefill = (inp - cum[2]) * tw.lat.prefill_s_per_token
+        u, lat = inp - cum[2], tw.lat
+        prefill = (lat.request_overhead_s + lat.host_s_per_prompt_token * inp + lat.prefill_s_per_token * u
+                   + lat.attention_s_per_token_pair * u * (inp - u + 0.5 * u))
         start = max(now, tw.free_at[pod])
         tw.free_at[pod] = start + load + prefill
         ttft = start - now + load + prefill
