@@ -76,7 +76,7 @@ HARDWARE: dict[str, HardwareProfile] = {
         hbm_bytes=80 * GB,
         hbm_bandwidth_bytes_per_s=3.35e12,
         peak_bf16_flops=989e12,
-        cpu_dram_bytes=1000 * GB,
+        cpu_dram_bytes=250 * GB,  # NOTE: a DGX H100/H200 has 2 TB of DDR5 for its 8 GPUs
         # PCIe Gen5 x16: 64 GB/s per direction nominal, about 54 GB/s host-to-device measured.
         link_h2d_bytes_per_s=54 * GB,
         link_nominal="PCIe Gen5 x16, 64 GB/s per direction (54 GB/s measured H2D)",
@@ -88,7 +88,7 @@ HARDWARE: dict[str, HardwareProfile] = {
         hbm_bytes=141 * GB,
         hbm_bandwidth_bytes_per_s=4.8e12,
         peak_bf16_flops=989e12,
-        cpu_dram_bytes=1000 * GB,
+        cpu_dram_bytes=250 * GB,  # NOTE: a DGX H100/H200 has 2 TB of DDR5 for its 8 GPUs
         link_h2d_bytes_per_s=54 * GB,
         link_nominal="PCIe Gen5 x16, 64 GB/s per direction (54 GB/s measured H2D)",
         source="NVIDIA H200 datasheet (141 GB HBM3e, 4.8 TB/s); PCIe Gen5 x16 as H100",
@@ -98,7 +98,7 @@ HARDWARE: dict[str, HardwareProfile] = {
         hbm_bytes=96 * GB,
         hbm_bandwidth_bytes_per_s=4.0e12,
         peak_bf16_flops=148e12,
-        cpu_dram_bytes=1000 * GB,
+        cpu_dram_bytes=250 * GB,  # NOTE: 8-GPU HGX H20 servers ship with about 2 TB of DDR5
         link_h2d_bytes_per_s=54 * GB,
         link_nominal="PCIe Gen5 x16, 64 GB/s per direction (53.7-54.9 GB/s measured H2D)",
         # NOTE: calibrated on one figure, the 64k-token miss (15.2 s) of the agentic-kvc tier benchmark

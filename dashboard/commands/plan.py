@@ -1,0 +1,104 @@
+"""kvscope plan: per hardware option, the HBM, CPU tier and pods that meet a hit-ratio or TTFT target, and the cost."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from dashboard.commands._common import add_db_argument, emit_json
+from dashboard.commands._trace_args import load_trace
+from dashboard.core import profiles
+from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.engine.readers import READERS
+from dashboard.services import planner
+from dashboard.services.profile_files import load_profiles
+
+NAME = "plan"
+HELP = "capacity plan: HBM, CPU tier and pods per hardware option for a hit-ratio or TTFT target, with cost"
+SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --profiles, --png, --html, --json."""
+    parser.add_argument("--trace", default=str(SAMPLE_TRACE),
+                        help="trace file or stored trace name (default: the embedded sample workload)")
+    parser.add_argument("--format", choices=sorted(READERS), default=None, help="trace format (default: sniffed)")
+    parser.add_argument("--block-tokens", type=int, default=None, help="tokens per block (default: the format's)")
+    parser.add_argument("--target", default="hit=0.8",
+                        help="hit=R (token hit ratio ≥ R) or ttft-p50|ttft-p90|ttft-p99=S (that TTFT quantile "
+                             "≤ S seconds); default hit=0.8")
+    parser.add_argument("--hardware", nargs="+", default=list(planner.DEFAULT_HARDWARE), metavar="H",
+                        help=f"hardware options side by side (default: {' '.join(planner.DEFAULT_HARDWARE)}; "
+                             f"built in: {', '.join(profiles.HARDWARE)})")
+    parser.add_argument("--model", default="llama-3.1-8b", help=f"model profile (built in: {', '.join(profiles.MODELS)})")
+    parser.add_argument("--price-per-gpu-hour", type=float, default=None, metavar="USD",
+                        help="price of one GPU-hour for every option (default: each profile's price_per_gpu_hour)")
+    parser.add_argument("--cpu-share", type=float, default=planner.CPU_SHARE,
+                        help=f"share of host DRAM given to the CPU KV tier, 0 = no CPU tier (default {planner.CPU_SHARE})")
+    parser.add_argument("--max-pods", type=int, default=planner.MAX_PODS,
+                        help=f"largest pod count to consider (default {planner.MAX_PODS})")
+    parser.add_argument("--profiles", type=Path, default=None, metavar="FILE.toml",
+                        help="extra [hardware.NAME] / [model.NAME] profiles (docs/planner.md)")
+    parser.add_argument("--png", type=Path, default=None, metavar="FILE", help="write the plan chart as a captioned PNG")
+    parser.add_argument("--html", type=Path, default=None, metavar="FILE",
+                        help="write the plan chart as one self-contained captioned HTML file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_db_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan, print, and export the chart when asked."""
+    if args.profiles is not None:
+        load_profiles(args.profiles)
+    if args.max_pods < 1:
+        raise ValueError(f"--max-pods must be at least 1, got {args.max_pods}")
+    target, value = planner.parse_target(args.target)
+    req = planner.PlanRequest(target=target, target_value=value, hardware=tuple(args.hardware), model=args.model,
+                              price_per_gpu_hour=args.price_per_gpu_hour, cpu_share=args.cpu_share,
+                              max_pods=args.max_pods)
+    req.validate()  # NOTE: before reading the trace, so bad flags fail fast
+    result = planner.plan(load_trace(args), req)
+    if args.png or args.html:
+        code = _export(result, args.png, args.html)
+        if code:
+            return code
+    if args.json:
+        emit_json(result.to_dict())
+    else:
+        _print_table(result)
+    return 0
+
+
+def _export(result: planner.Plan, png: Path | None, html: Path | None) -> int:
+    from dashboard.ui.export import caption_text, export_html, export_png  # NOTE: plotly only when exporting
+    from dashboard.ui.planner_charts import plan_curve_chart
+
+    fig, caption = plan_curve_chart(result), caption_text(*planner.caption_parts(result))
+    if html is not None:
+        html.write_text(export_html(fig, caption), encoding="utf-8")
+    if png is not None:
+        try:
+            png.write_bytes(export_png(fig, caption))
+        except RuntimeError as exc:  # no browser: not bad input, so exit 1
+            print(f"kvscope plan: error: {exc}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _print_table(result: planner.Plan) -> None:
+    req = result.request
+    print(f"{planner.describe_target(req)} · {req.model} · {result.num_requests:,} requests "
+          f"from {result.trace_source}")
+    head = ("hardware", "HBM KV/pod", "CPU KV/pod", "CPU-hit TTFT", "pods", "token hit", "TTFT p90", "$/hour")
+    print(f"{head[0]:<12} {head[1]:>11} {head[2]:>11} {head[3]:>13} {head[4]:>6} {head[5]:>10} {head[6]:>9} "
+          f"{head[7]:>9}")
+    for o in result.options:
+        p = o.point
+        cost = f"{o.cost_per_hour:,.2f}" if o.cost_per_hour is not None else "-"
+        hit = f"{p.token_hit_ratio:.1%}" if p else "-"
+        p90 = f"{p.ttft_s['p90']:.3f}s" if p else "-"
+        pods = str(o.num_pods) if o.num_pods else "-"
+        print(f"{o.hardware:<12} {o.hbm_kv_bytes_per_pod / 1e9:>9.1f}GB {o.cpu_kv_bytes_per_pod / 1e9:>9.1f}GB "
+              f"{o.cpu_hit_ttft_s * 1000:>10.0f} ms {pods:>6} {hit:>10} {p90:>9} {cost:>9}"
+              + (f"  ({o.note})" if o.note else ""))

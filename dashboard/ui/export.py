@@ -1,0 +1,91 @@
+"""Export a chart with its caption: PNG through kaleido and the system Chromium, or one self-contained HTML file.
+
+The caption (inputs, time window, data source, kvscope version) is drawn inside the figure, under
+the plot, so a pasted PNG carries it; the HTML file also repeats it as text. Screen and export
+share the kvscope template (ui/theme.py).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import textwrap
+from importlib.metadata import PackageNotFoundError, version
+
+import plotly.graph_objects as go
+
+from dashboard.ui.theme import register_template
+
+CHROMIUM = "/usr/bin/chromium"
+CAPTION_FONT_PX = 11
+CAPTION_LINE_PX = 15
+CAPTION_WRAP_CHARS = 140
+EXPORT_WIDTH_PX, EXPORT_HEIGHT_PX = 1100, 560
+
+
+def kvscope_version() -> str:
+    """The installed kvscope version ('unknown' when run from a bare checkout)."""
+    try:
+        return version("kvscope")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def caption_text(inputs: str, window: str, source: str) -> str:
+    """The standard caption: what was asked, over which time window, from which data, by which kvscope."""
+    return f"{inputs} · window: {window} · data: {source} · kvscope {kvscope_version()}"
+
+
+def captioned(fig: go.Figure, caption: str) -> go.Figure:
+    """A copy of fig in the kvscope template with caption wrapped under the plot area."""
+    out = go.Figure(fig)
+    out.update_layout(template=register_template())
+    lines = textwrap.wrap(caption, CAPTION_WRAP_CHARS) or [""]
+    bottom = (out.layout.margin.b or 40) + 40 + CAPTION_LINE_PX * len(lines)
+    out.update_layout(margin={"b": bottom})
+    out.add_annotation(text="<br>".join(html.escape(line) for line in lines), xref="paper", yref="paper",
+                       x=0, y=0, yshift=-(bottom - 8), xanchor="left", yanchor="bottom", showarrow=False,
+                       align="left", font={"size": CAPTION_FONT_PX, "color": "#374151"})
+    return out
+
+
+def _use_system_chromium() -> None:
+    # NOTE: kaleido 1.x drives Chrome through choreographer, which takes BROWSER_PATH before its own search.
+    if not os.environ.get("BROWSER_PATH") and os.path.exists(CHROMIUM):
+        os.environ["BROWSER_PATH"] = CHROMIUM
+
+
+def export_png(fig: go.Figure, caption: str, width: int = EXPORT_WIDTH_PX, height: int = EXPORT_HEIGHT_PX,
+               scale: float = 2.0) -> bytes:
+    """PNG bytes of fig with its caption (kaleido + Chromium); RuntimeError with the cause if no browser runs."""
+    _use_system_chromium()
+    try:
+        return captioned(fig, caption).to_image(format="png", width=width, height=height, scale=scale)
+    except Exception as exc:  # kaleido raises several types when Chromium is missing or crashes
+        raise RuntimeError(f"PNG export failed (kaleido with {os.environ.get('BROWSER_PATH', 'no browser')}): "
+                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+
+
+def export_html(fig: go.Figure, caption: str) -> str:
+    """One self-contained HTML file (plotly.js inlined) showing fig with its caption."""
+    body = captioned(fig, caption).to_html(full_html=False, include_plotlyjs=True,
+                                           default_width="100%", default_height=f"{EXPORT_HEIGHT_PX}px")
+    title = html.escape(fig.layout.title.text or "kvscope chart")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{title}</title></head>\n"
+            f"<body style='font-family: sans-serif'>\n<figure>{body}\n"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>\n</body></html>\n")
+
+
+def export_buttons(fig: go.Figure, caption: str, key: str, filename: str = "kvscope-chart") -> None:
+    """Two Streamlit download buttons (PNG, HTML) for fig with caption; key prefixes their widget keys."""
+    import streamlit as st  # NOTE: here, so `kvscope plan --png` never imports streamlit
+
+    left, right = st.columns(2)
+    left.download_button("Download HTML", export_html(fig, caption), file_name=f"{filename}.html",
+                         mime="text/html", key=f"{key}_html")
+    if right.toggle("Prepare PNG", key=f"{key}_png_ready", help="renders through headless Chromium (a second or two)"):
+        try:
+            right.download_button("Download PNG", export_png(fig, caption), file_name=f"{filename}.png",
+                                  mime="image/png", key=f"{key}_png")
+        except RuntimeError as exc:
+            right.error(str(exc))

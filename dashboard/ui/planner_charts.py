@@ -1,0 +1,55 @@
+"""Figures for the capacity planner: the curve each hardware option's answer came from, and TTFT by tier."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dashboard.services.planner import Plan, describe_target
+from dashboard.ui.theme import PALETTE, TIER_COLORS, register_template
+
+
+def plan_curve_chart(plan: Plan) -> go.Figure:
+    """Per hardware: token hit ratio (%) and TTFT of the target quantile (s) versus pods, answer marked."""
+    req = plan.request
+    quantile = "p90" if req.target == "hit" else req.target.removeprefix("ttft-")
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=("token hit ratio, GPU + CPU tier (%)", f"TTFT {quantile} (s)"))
+    fig.update_layout(template=register_template(), height=430, hovermode="x unified",
+                      title=f"Capacity plan: {describe_target(req)} — {req.model}, pooled LRU over N pods")
+    for i, option in enumerate(plan.options):
+        color = PALETTE[i % len(PALETTE)]
+        pods = [p.num_pods for p in option.curve]
+        common = {"legendgroup": option.hardware, "line": {"color": color, "width": 2}, "mode": "lines+markers"}
+        fig.add_scatter(x=pods, y=[p.token_hit_ratio * 100 for p in option.curve], name=option.hardware,
+                        hovertemplate="%{y:.1f}%", row=1, col=1, **common)
+        fig.add_scatter(x=pods, y=[p.ttft_s[quantile] for p in option.curve], name=option.hardware,
+                        showlegend=False, hovertemplate="%{y:.3f} s", row=1, col=2, **common)
+        if option.point is not None:
+            marker = {"symbol": "star", "size": 14, "color": color, "line": {"color": "#111827", "width": 1}}
+            for col, y in ((1, option.point.token_hit_ratio * 100), (2, option.point.ttft_s[quantile])):
+                fig.add_scatter(x=[option.num_pods], y=[y], mode="markers", marker=marker, showlegend=False,
+                                legendgroup=option.hardware, hovertemplate=f"{option.hardware}: plan", row=1, col=col)
+    target_row = (1, req.target_value * 100) if req.target == "hit" else (2, req.target_value)
+    fig.add_hline(y=target_row[1], line={"dash": "dash", "color": "#6b7280"}, row=1, col=target_row[0],
+                  annotation_text="target", annotation_position="top left")
+    fig.update_xaxes(type="log", title_text="pods")
+    fig.update_yaxes(type="log", row=1, col=2)
+    return fig
+
+
+def tier_ttft_chart(plan: Plan) -> go.Figure:
+    """TTFT (s) of the trace's median prompt served from HBM, from the CPU tier, or recomputed, per hardware."""
+    fig = go.Figure()
+    fig.update_layout(template=register_template(), height=360, barmode="group",
+                      title="TTFT of the median prompt by where its KV comes from, idle pod (s)",
+                      yaxis_title="TTFT (s)", hovermode="closest")
+    names = [o.hardware for o in plan.options]
+    for label, attr, color in (("HBM hit", "gpu_hit_ttft_s", TIER_COLORS["gpu"]),
+                               ("CPU-tier hit", "cpu_hit_ttft_s", TIER_COLORS["cpu"]),
+                               ("miss (recompute)", "miss_ttft_s", "#dc2626")):
+        values = [getattr(o, attr) for o in plan.options]
+        fig.add_bar(x=names, y=values, name=label, marker_color=color, text=[f"{v * 1000:.0f} ms" for v in values],
+                    textposition="outside")
+    fig.update_yaxes(type="log")
+    return fig
