@@ -1,0 +1,75 @@
+"""The planner: its hit ratios are the exact LRU curve's, its answers are the smallest pod counts that meet."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dashboard.engine.mrc import lru_mrc
+from dashboard.engine.plan_math import HitOracle, mg1_wait_s
+from dashboard.engine.readers import read_trace
+from dashboard.services import planner
+from dashboard.services.planner import PlanRequest
+
+
+@pytest.fixture(scope="module")
+def trace(mooncake_conversation):
+    return read_trace(str(mooncake_conversation), "mooncake")
+
+
+@pytest.fixture(scope="module")
+def oracle(trace):
+    return HitOracle(trace)
+
+
+def test_oracle_token_hits_equal_the_exact_lru_curve_at_every_capacity(trace, oracle):
+    caps = np.array([0, 1827, 18279, 60000, trace.num_blocks])
+    curve = lru_mrc(trace, caps)
+    got = [oracle.hit_tokens(c).sum() / trace.input_tokens.sum() for c in caps]
+    np.testing.assert_allclose(got, curve.token_hit_ratio, rtol=1e-12)
+
+
+def test_a_hit_target_gets_the_smallest_pod_count_that_reaches_it(trace, oracle):
+    result = planner.plan(trace, PlanRequest(target="hit", target_value=0.3, hardware=("h100-sxm",)), oracle)
+    option = result.options[0]
+    assert option.point.token_hit_ratio >= 0.3
+    fewer = planner._evaluate(oracle, planner.latency_model("h100-sxm", "llama-3.1-8b"), option.hbm_blocks_per_pod,
+                              option.cpu_blocks_per_pod, option.num_pods - 1)
+    assert fewer.token_hit_ratio < 0.3 or fewer.utilization > planner.MAX_UTILIZATION
+
+
+def test_an_unreachable_hit_target_says_so_instead_of_a_pod_count(trace, oracle):
+    result = planner.plan(trace, PlanRequest(target="hit", target_value=0.95, hardware=("gh200",), max_pods=64), oracle)
+    assert result.options[0].num_pods is None and "not met" in result.options[0].note
+
+
+def test_cpu_tier_hits_behind_nvlink_c2c_cost_less_ttft_than_behind_pcie(trace, oracle):
+    result = planner.plan(trace, PlanRequest(hardware=("gh200", "h100-sxm"), target_value=0.3), oracle)
+    gh200, h100 = result.options
+    assert gh200.cpu_hit_ttft_s < h100.cpu_hit_ttft_s
+    assert gh200.gpu_hit_ttft_s <= gh200.cpu_hit_ttft_s < gh200.miss_ttft_s
+
+
+def test_cost_is_pods_times_the_price_per_gpu_hour(trace, oracle):
+    result = planner.plan(trace, PlanRequest(target_value=0.3, hardware=("h200",), price_per_gpu_hour=3.5), oracle)
+    option = result.options[0]
+    assert option.cost_per_hour == pytest.approx(option.num_pods * 3.5)
+
+
+def test_the_curve_contains_the_answer(trace, oracle):
+    option = planner.plan(trace, PlanRequest(target_value=0.3, hardware=("gh200",)), oracle).options[0]
+    assert option.point in option.curve
+    ratios = [p.token_hit_ratio for p in option.curve]
+    assert ratios == sorted(ratios)  # more pods, more pooled cache, never fewer hits
+
+
+def test_a_saturated_pod_has_an_unbounded_wait():
+    wait, rho = mg1_wait_s(np.array([1.0, 1.0]), arrivals_per_s=2.0)
+    assert rho == 2.0 and wait == float("inf")
+
+
+@pytest.mark.parametrize(("text", "flag"), [("hit", "--target"), ("ttft-p90=abc", "not a number"),
+                                            ("latency=1", "--target")])
+def test_bad_targets_are_refused_with_the_reason(text, flag):
+    with pytest.raises(ValueError, match=flag):
+        planner.parse_target(text)
