@@ -1,0 +1,40 @@
+"""Streamlit caches for the Planner page: one LRU pass per trace, one plan per set of inputs."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard.engine.plan_math import HitOracle
+from dashboard.services import planner, planner_traces
+from dashboard.services.profile_files import load_profiles
+from dashboard.ui import cached
+
+
+@st.cache_data(ttl=60, max_entries=4, show_spinner=False)
+def trace_choices(path: str) -> list[str]:
+    """The traces to choose from (path keys the cache to the store file)."""
+    return planner_traces.trace_choices(cached.get_store())
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the trace and its LRU stack distances …")
+def oracle(path: str, key: str) -> HitOracle:
+    """The trace's one-pass hit oracle (path: the store file, for stored traces)."""
+    return HitOracle(planner_traces.load_planner_trace(cached.get_store(), key))
+
+
+@st.cache_data(max_entries=32, show_spinner="Planning …")
+def plan(path: str, key: str, req: planner.PlanRequest, profiles_digest: str) -> planner.Plan:
+    """The plan for req on trace key (profiles_digest: which uploaded profiles were registered)."""
+    o = oracle(path, key)
+    return planner.plan(o.trace, req, o)
+
+
+def register_uploaded_profiles(data: bytes, filename: str) -> tuple[list[str], list[str]]:
+    """Register the profiles of an uploaded TOML file; ValueError names the file, table and key."""
+    folder = Path(tempfile.mkdtemp(prefix="kvscope-profiles-"))
+    path = folder / Path(filename).name
+    path.write_bytes(data)
+    return load_profiles(path)

@@ -1,0 +1,69 @@
+"""The Planner page on Streamlit's AppTest: it plans the sample, keeps its inputs in the URL, reports bad profiles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.ui.fixtures import build_store
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+PAGE = "app_pages/planner.py"
+
+
+@pytest.fixture(scope="module")
+def filled_db(tmp_path_factory) -> Path:
+    return build_store(tmp_path_factory.mktemp("planner") / "kvscope.duckdb")
+
+
+def planner_page(monkeypatch, db: Path) -> AppTest:
+    monkeypatch.setenv("KVSCOPE_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_planner_plans_the_sample_for_every_default_hardware(monkeypatch, filled_db):
+    at = planner_page(monkeypatch, filled_db)
+    assert not at.error, [e.value for e in at.error]
+    rows = at.dataframe[0].value
+    assert list(rows["hardware"]) == ["gh200", "h100-sxm", "h200"]
+    assert (rows["pods"] >= 1).all() and (rows["token hit ratio (%)"] >= 80).all()
+    assert len(at.get("plotly_chart")) == 2  # the curve and TTFT by tier
+
+
+def test_a_shared_url_restores_the_planner_inputs(monkeypatch, filled_db):
+    monkeypatch.setenv("KVSCOPE_DB", str(filled_db))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(planner_target="ttft-p90", planner_ttft="0.2", planner_price="4.0")
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="planner_target").value == "ttft-p90"
+    assert at.number_input(key="planner_ttft").value == 0.2
+    rows = at.dataframe[0].value
+    assert (rows["TTFT p90 (s)"].dropna() <= 0.2).all()
+    assert (rows["$ per hour"].dropna() == 4.0 * rows["pods"].dropna()).all()
+    assert at.query_params["planner_target"] == "ttft-p90" and at.query_params["planner_price"] == "4.0"
+
+
+def test_changing_a_planner_widget_replans(monkeypatch, filled_db):
+    at = planner_page(monkeypatch, filled_db)
+    before = at.dataframe[0].value
+    at.number_input(key="planner_price").set_value(10.0).run()
+    at.multiselect(key="planner_hardware").set_value(["gh200", "h20"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    after = at.dataframe[0].value
+    assert list(after["hardware"]) == ["gh200", "h20"]
+    assert after["$ per hour"][0] == 10.0 * after["pods"][0] != before["$ per hour"][0]
+
+
+def test_an_empty_hardware_choice_is_an_error_and_the_page_survives(monkeypatch, filled_db):
+    at = planner_page(monkeypatch, filled_db)
+    at.multiselect(key="planner_hardware").set_value([]).run()
+    assert not at.exception
+    assert any("--hardware" in e.value for e in at.error)
