@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dashboard.core import profiles
@@ -66,3 +68,10 @@ def test_broken_toml_names_the_file_and_the_line(tmp_path):
 def test_a_missing_profiles_file_is_named(tmp_path):
     with pytest.raises(ValueError, match="absent.toml: no such profiles file"):
         read_profiles(tmp_path / "absent.toml")
+
+
+def test_the_documented_example_profiles_file_is_valid():
+    example = Path(__file__).resolve().parents[2] / "docs" / "planner-profiles.example.toml"
+    hardware, models = read_profiles(example)
+    assert [h.name for h in hardware] == ["b200-pcie-host"] and [m.name for m in models] == ["my-moe"]
+    assert models[0].weight_bytes == 1 and hardware[0].price_per_gpu_hour == 6.0
