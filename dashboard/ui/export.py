@@ -41,10 +41,15 @@ def captioned(fig: go.Figure, caption: str) -> go.Figure:
     out = go.Figure(fig)
     out.update_layout(template=register_template())
     lines = textwrap.wrap(caption, CAPTION_WRAP_CHARS) or [""]
-    bottom = (out.layout.margin.b or 40) + 40 + CAPTION_LINE_PX * len(lines)
-    out.update_layout(margin={"b": bottom})
+    caption_px = CAPTION_LINE_PX * len(lines) + 12
+    # NOTE: the axis titles, then the legend, then the caption, from the plot down; the legend is
+    # pinned just above the caption (container coordinates of the fixed export height).
+    bottom = 110 + caption_px
+    out.update_layout(margin={"b": bottom}, height=EXPORT_HEIGHT_PX,
+                      legend={"orientation": "h", "yref": "container", "y": caption_px / EXPORT_HEIGHT_PX,
+                              "yanchor": "bottom", "x": 0, "xanchor": "left"})
     out.add_annotation(text="<br>".join(html.escape(line) for line in lines), xref="paper", yref="paper",
-                       x=0, y=0, yshift=-(bottom - 8), xanchor="left", yanchor="bottom", showarrow=False,
+                       x=0, y=0, yshift=-(bottom - 6), xanchor="left", yanchor="bottom", showarrow=False,
                        align="left", font={"size": CAPTION_FONT_PX, "color": "#374151"})
     return out
 

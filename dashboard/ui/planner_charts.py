@@ -15,7 +15,7 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
     quantile = "p90" if req.target == "hit" else req.target.removeprefix("ttft-")
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
                         subplot_titles=("token hit ratio, GPU + CPU tier (%)", f"TTFT {quantile} (s)"))
-    fig.update_layout(template=register_template(), height=430, hovermode="x unified",
+    fig.update_layout(template=register_template(), height=450, hovermode="x unified", margin={"t": 95},
                       title=f"Capacity plan: {describe_target(req)} — {req.model}, pooled LRU over N pods")
     for i, option in enumerate(plan.options):
         color = PALETTE[i % len(PALETTE)]
@@ -33,7 +33,8 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
     target_row = (1, req.target_value * 100) if req.target == "hit" else (2, req.target_value)
     fig.add_hline(y=target_row[1], line={"dash": "dash", "color": "#6b7280"}, row=1, col=target_row[0],
                   annotation_text="target", annotation_position="top left")
-    fig.update_xaxes(type="log", title_text="pods")
+    top = max((p.num_pods for o in plan.options for p in o.curve), default=1)
+    fig.update_xaxes(type="log" if top > 16 else "linear", title_text="pods")
     fig.update_yaxes(type="log", row=1, col=2)
     return fig
 
