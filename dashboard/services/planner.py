@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from dashboard.core import profiles
 from dashboard.core.types import Trace
-from dashboard.engine.latency import latency_model
+from dashboard.engine.latency import LatencyModel, latency_model
 from dashboard.engine.plan_math import HitOracle, mg1_wait_s, service_seconds
 
 TARGETS = ("hit", "ttft-p50", "ttft-p90", "ttft-p99")
@@ -101,7 +101,6 @@ class Plan:
     block_tokens: int
     options: tuple[HardwarePlan, ...]
     elapsed_s: float = 0.0
-    extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """The `kvscope plan --json` object."""
@@ -139,7 +138,7 @@ def _plan_hardware(oracle: HitOracle, req: PlanRequest, name: str) -> HardwarePl
 
     def at(num_pods: int) -> PodsPoint:
         if num_pods not in seen:
-            seen[num_pods] = _evaluate(oracle, lat, hbm, cpu, num_pods)
+            seen[num_pods] = evaluate_pods(oracle, lat, hbm, cpu, num_pods)
         return seen[num_pods]
 
     num_pods = _smallest_meeting(lambda n: _meets(at(n), req), req.max_pods)
@@ -150,7 +149,8 @@ def _plan_hardware(oracle: HitOracle, req: PlanRequest, name: str) -> HardwarePl
     return HardwarePlan(**base, num_pods=num_pods, point=point, cost_per_hour=cost, curve=curve, note=note)
 
 
-def _evaluate(oracle: HitOracle, lat, hbm: int, cpu: int, num_pods: int) -> PodsPoint:
+def evaluate_pods(oracle: HitOracle, lat: LatencyModel, hbm: int, cpu: int, num_pods: int) -> PodsPoint:
+    """Hit ratios, TTFT quantiles and utilization of num_pods pods of hbm + cpu blocks each."""
     trace = oracle.trace
     gpu_hit = oracle.hit_tokens(num_pods * hbm)
     all_hit = oracle.hit_tokens(num_pods * max(hbm, cpu)) if cpu > 0 else gpu_hit

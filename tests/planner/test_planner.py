@@ -33,7 +33,7 @@ def test_a_hit_target_gets_the_smallest_pod_count_that_reaches_it(trace, oracle)
     result = planner.plan(trace, PlanRequest(target="hit", target_value=0.3, hardware=("h100-sxm",)), oracle)
     option = result.options[0]
     assert option.point.token_hit_ratio >= 0.3
-    fewer = planner._evaluate(oracle, planner.latency_model("h100-sxm", "llama-3.1-8b"), option.hbm_blocks_per_pod,
+    fewer = planner.evaluate_pods(oracle, planner.latency_model("h100-sxm", "llama-3.1-8b"), option.hbm_blocks_per_pod,
                               option.cpu_blocks_per_pod, option.num_pods - 1)
     assert fewer.token_hit_ratio < 0.3 or fewer.utilization > planner.MAX_UTILIZATION
 
