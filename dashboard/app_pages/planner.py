@@ -60,7 +60,8 @@ st.dataframe(planner_charts.plan_table(result), hide_index=True, width="stretch"
 curve = planner_charts.plan_curve_chart(result)
 st.plotly_chart(curve, theme=None, config=PLOTLY_CONFIG, width="stretch", key="planner_curve")
 export_buttons(curve, caption_text(*planner.caption_parts(result)), key="planner_export", filename="kvscope-plan")
-st.plotly_chart(planner_charts.tier_ttft_chart(result), theme=None, config=PLOTLY_CONFIG, width="stretch",
+tiers = planner.tier_ttft_by_length(req.hardware, req.model)
+st.plotly_chart(planner_charts.tier_ttft_chart(tiers, req.model), theme=None, config=PLOTLY_CONFIG, width="stretch",
                 key="planner_tiers")
 st.caption(f"A CPU-tier hit costs its load over the host link: NVLink-C2C (GH200, 450 GB/s each way) against "
            f"PCIe Gen5 (H100/H200, ~54 GB/s measured). Planned in {result.elapsed_s:.2f} s. Same plan on the "

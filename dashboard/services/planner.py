@@ -225,3 +225,29 @@ def caption_parts(result: Plan) -> tuple[str, str, str]:
               f"CPU tier {req.cpu_share:.0%} of host DRAM")
     window = f"{result.duration_s / 3600:.2f} h of trace ({result.num_requests:,} requests)"
     return inputs, window, result.trace_source or "in-memory trace"
+
+
+PROMPT_LENGTHS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+
+
+@dataclass(frozen=True)
+class TierTtft:
+    """TTFT on an idle pod of one hardware by prompt length, with the prompt served from each tier."""
+
+    hardware: str
+    prompt_tokens: tuple[int, ...]
+    gpu_hit_s: tuple[float, ...]
+    cpu_hit_s: tuple[float, ...]
+    miss_s: tuple[float, ...]
+
+
+def tier_ttft_by_length(hardware: tuple[str, ...], model: str,
+                        prompt_tokens: tuple[int, ...] = PROMPT_LENGTHS) -> list[TierTtft]:
+    """Per hardware, TTFT of an HBM hit, a CPU-tier hit and a miss at each prompt length (latency model)."""
+    out = []
+    for name in hardware:
+        lat = latency_model(name, model)
+        out.append(TierTtft(name, prompt_tokens, tuple(lat.ttft_s(n, num_gpu_hit=n) for n in prompt_tokens),
+                            tuple(lat.ttft_s(n, num_cpu_hit=n) for n in prompt_tokens),
+                            tuple(lat.ttft_s(n) for n in prompt_tokens)))
+    return out

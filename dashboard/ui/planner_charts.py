@@ -5,8 +5,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.services.planner import Plan, describe_target
-from dashboard.ui.theme import PALETTE, TIER_COLORS, register_template
+from dashboard.services.planner import Plan, TierTtft, describe_target
+from dashboard.ui.theme import PALETTE, register_template
 
 
 def plan_curve_chart(plan: Plan) -> go.Figure:
@@ -39,20 +39,21 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
     return fig
 
 
-def tier_ttft_chart(plan: Plan) -> go.Figure:
-    """TTFT (s) of the trace's median prompt served from HBM, from the CPU tier, or recomputed, per hardware."""
+def tier_ttft_chart(curves: list[TierTtft], model: str) -> go.Figure:
+    """TTFT (s) versus prompt length per hardware: CPU-tier hit (solid), miss (dashed), HBM hit (dotted)."""
     fig = go.Figure()
-    fig.update_layout(template=register_template(), height=360, barmode="group",
-                      title="TTFT of the median prompt by where its KV comes from, idle pod (s)",
-                      yaxis_title="TTFT (s)", hovermode="closest")
-    names = [o.hardware for o in plan.options]
-    for label, attr, color in (("HBM hit", "gpu_hit_ttft_s", TIER_COLORS["gpu"]),
-                               ("CPU-tier hit", "cpu_hit_ttft_s", TIER_COLORS["cpu"]),
-                               ("miss (recompute)", "miss_ttft_s", "#dc2626")):
-        values = [getattr(o, attr) for o in plan.options]
-        fig.add_bar(x=names, y=values, name=label, marker_color=color, text=[f"{v * 1000:.0f} ms" for v in values],
-                    textposition="outside")
-    fig.update_yaxes(type="log")
+    fig.update_layout(template=register_template(), height=400, hovermode="x unified",
+                      title=f"TTFT by where the prompt's KV comes from — {model}, idle pod (s)",
+                      xaxis_title="prompt tokens", yaxis_title="TTFT (s)")
+    for i, c in enumerate(curves):
+        color = PALETTE[i % len(PALETTE)]
+        for label, values, dash in (("CPU-tier hit", c.cpu_hit_s, "solid"), ("miss", c.miss_s, "dash"),
+                                    ("HBM hit", c.gpu_hit_s, "dot")):
+            fig.add_scatter(x=c.prompt_tokens, y=values, name=f"{c.hardware} {label}", mode="lines",
+                            line={"color": color, "dash": dash, "width": 2.5 if dash == "solid" else 1.5},
+                            legendgroup=c.hardware, hovertemplate="%{y:.3f} s")
+    fig.update_xaxes(type="log", dtick="D2")
+    fig.update_yaxes(type="log", dtick="D2")
     return fig
 
 

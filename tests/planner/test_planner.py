@@ -73,3 +73,10 @@ def test_a_saturated_pod_has_an_unbounded_wait():
 def test_bad_targets_are_refused_with_the_reason(text, flag):
     with pytest.raises(ValueError, match=flag):
         planner.parse_target(text)
+
+
+def test_the_side_by_side_tier_curves_show_pcie_cpu_hits_falling_behind_with_length():
+    gh200, h100 = planner.tier_ttft_by_length(("gh200", "h100-sxm"), "llama-3.1-8b")
+    gaps = [h - g for g, h in zip(gh200.cpu_hit_s, h100.cpu_hit_s, strict=True)]
+    assert all(gap > 0 for gap in gaps) and gaps == sorted(gaps)
+    assert all(g <= c < m for g, c, m in zip(h100.gpu_hit_s, h100.cpu_hit_s, h100.miss_s, strict=True))
