@@ -21,6 +21,8 @@ DISK_READ_BYTES_PER_S = 7e9
 # 837df6bc9e05f5a5b4af27a36356efdd4cff2ecd). The fixed part is HTTP, scheduling and the one forward
 # step vLLM always runs (it recomputes the last prompt token even on a full hit); the per-token part is
 # what grows with the prompt whatever the cache holds (tokenizing, block hashing, the cache lookup).
+# NOTE: that run used --enforce-eager (no CUDA graphs) on a 48-layer model, so the fixed part is an
+# upper bound for a CUDA-graph deployment of a small model (a 0.6B model's step is a few ms).
 REQUEST_OVERHEAD_S = 0.0407  # 41.8 ms − 1,024 × HOST_S_PER_PROMPT_TOKEN
 HOST_S_PER_PROMPT_TOKEN = 1.07e-6  # (111 ms − 41.8 ms) / (65,536 − 1,024) tokens
 
