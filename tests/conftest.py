@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from dashboard.store.db import Store, open_store
+from tests.live_stack import start_live_stack, stop_live_stack
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS_DIR = REPO_ROOT / "test-artifacts"
@@ -45,3 +46,26 @@ def artifacts_dir() -> Path:
     """Where tests leave screenshots and other files for people to look at."""
     ARTIFACTS_DIR.mkdir(exist_ok=True)
     return ARTIFACTS_DIR
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the live stack early when a collected test needs it: its scrapes pile up meanwhile."""
+    needs = {"live_stack", "exporters"}
+    if any(needs & set(getattr(item, "fixturenames", ())) for item in session.items):
+        start_live_stack()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    stop_live_stack()
+
+
+@pytest.fixture(scope="session")
+def live_stack():
+    """Real Prometheus with enough one-second scrapes of two vLLM-named exporters."""
+    return start_live_stack().wait_until_ready()
+
+
+@pytest.fixture(scope="session")
+def exporters():
+    """The live stack's exporters (pod-a, pod-b)."""
+    return start_live_stack().exporters
