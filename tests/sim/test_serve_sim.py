@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
-import json
 import time
 import urllib.parse
 import urllib.request
@@ -62,19 +62,24 @@ def sim(tmp_path_factory):
     config = tmp_path_factory.mktemp("sim") / "prometheus.yml"
     proc = subprocess.Popen(
         [sys.executable, "-m", "dashboard", "serve-sim", "--pods", "2", "--port", str(port), "--speed", "20",
-         "--hours", "1", "--restart", "0@100", "--prometheus-config", str(config), "--scrape-interval", "1s"],
+         "--hours", "1", "--restart", "0@160", "--prometheus-config", str(config), "--scrape-interval", "1s"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
+    # NOTE: Prometheus scrapes from the start, so it sees the restart at 160 simulated s (8 s here)
+    # whichever test runs first.
+    prom = PrometheusServer({"vllm-0": port, "vllm-1": port + 1}, tmp_path_factory.mktemp("sim-prom"))
     try:
         wait_for_port(port + 2)
-        yield port, config
+        prom.start()
+        yield port, config, prom, time.time()
     finally:
+        prom.stop()
         proc.terminate()
         proc.wait(timeout=20)
 
 
 def test_pods_and_epp_serve_growing_counters(sim):
-    port, _ = sim
+    port = sim[0]
     first = scrape(port)
     time.sleep(2)
     second = scrape(port)
@@ -86,7 +91,7 @@ def test_pods_and_epp_serve_growing_counters(sim):
 
 
 def test_prometheus_config_is_accepted_by_promtool(sim):
-    _, config = sim
+    config = sim[1]
     promtool = shutil.which("promtool")
     if promtool is None:
         if os.environ.get("CI"):
@@ -98,10 +103,7 @@ def test_prometheus_config_is_accepted_by_promtool(sim):
 
 
 def test_restart_through_prometheus_gives_no_negative_or_spiking_rate(sim, tmp_path):
-    port, _ = sim
-    prom = PrometheusServer({"vllm-0": port, "vllm-1": port + 1}, tmp_path)
-    started_s = time.time()
-    prom.start()
+    _, _, prom, started_s = sim
     wait_for_reset_seen(prom.url, "vllm-0")
     store = open_store(tmp_path / "s.duckdb")
     now_s = time.time()
