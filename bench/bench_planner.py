@@ -8,10 +8,8 @@ the page caches and the CLI pays once.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-from bench.run import ROOT, Result, interleaved_medians
+from bench.bench_replay import TRACE, TRACE_REL
+from bench.run import Result, interleaved_medians
 from dashboard.engine.mrc import lru_mrc
 from dashboard.engine.plan_math import HitOracle
 from dashboard.engine.readers import read_trace
@@ -19,8 +17,7 @@ from dashboard.services import planner
 from dashboard.services.planner_traces import SAMPLE_TRACE
 from dashboard.services.replay import ReplayRequest, run_replay
 
-MOONCAKE = Path(os.environ.get("KVSCOPE_SHARED") or ROOT.parent / "shared") / "traces" / "mooncake-fast25" / \
-    "conversation_trace.jsonl"
+MOONCAKE = TRACE  # the Mooncake conversation trace, in the repo's tests/data
 COMMAND = "python -m bench.run bench_planner"
 TARGET_S = 2.0
 
@@ -54,7 +51,7 @@ def bench_mooncake() -> list[Result]:
     run_replay(trace, replay)
     plan_s, replay_s = interleaved_medians(lambda: _plan_once(trace, req), lambda: run_replay(trace, replay), 5)
     return [Result("plan of the Mooncake conversation trace, token hit ratio ≥ 30%, 3 hardware options",
-                   f"kvscope plan --trace {MOONCAKE} --target hit=0.3", plan_s, "s",
+                   f"kvscope plan --trace {TRACE_REL} --target hit=0.3", plan_s, "s",
                    "one cluster replay (8 pods, precise_prefix, HBM 2,000 + CPU 8,000 blocks)", replay_s,
                    f"<= {TARGET_S:g} s", plan_s <= TARGET_S,
                    f"{trace.num_requests:,} requests; median of 5, interleaved; trace read excluded")]
