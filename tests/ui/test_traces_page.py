@@ -158,3 +158,18 @@ def test_sql_that_writes_is_refused_in_one_line_and_the_charts_stay(monkeypatch,
 def test_sql_that_reads_a_file_is_refused(monkeypatch, two_traces):
     at = run_sql(open_page(monkeypatch, two_traces), "SELECT * FROM read_text('/etc/passwd')")
     assert len(at.error) == 1 and "disabled" in at.error[0].value
+
+
+def test_importing_another_trace_selects_it(monkeypatch, two_traces, tmp_path):
+    third = tmp_path / "third.jsonl"
+    third.write_bytes(TINY.replace(b"[0]}", b"[7]}"))
+    at = open_page(monkeypatch, two_traces, {"traces_name": "sample"})
+    at.text_input(key="traces_import_path").set_value(str(third))
+    at.button[0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.selectbox(key="traces_name").value == "third" and metrics(at)["Requests"] == "3"
+
+
+def test_a_url_naming_an_unknown_trace_falls_back_to_the_newest(monkeypatch, two_traces):
+    at = open_page(monkeypatch, two_traces, {"traces_name": "no-such-trace"})
+    assert at.selectbox(key="traces_name").value == "tiny" and not at.error
