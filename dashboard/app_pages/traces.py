@@ -40,7 +40,7 @@ if submitted:
         try:
             info = trace_cached.import_trace(path, str(source), fmt,
                                              new_name or trace_explorer.default_name(original, names))
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
             st.error(f"Cannot import {Path(original).name}: {exc}")
         else:
             st.success(f"Imported {info.name!r} ({info.format}): {info.num_requests:,} requests, "

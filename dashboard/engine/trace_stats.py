@@ -113,7 +113,7 @@ def distinct_pairs(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     n = max(trace.num_requests, 1)
     keys = np.sort(trace.block_ids.astype(np.int64) * n + request_of_access(trace))
     # NOTE: not np.unique: on numpy 2.4 it is ~15x slower than sort + mask for int64 keys.
-    keys = keys[np.r_[True, keys[1:] != keys[:-1]]]
+    keys = keys[np.r_[True, keys[1:] != keys[:-1]]] if keys.size else keys
     return keys // n, keys % n
 
 

@@ -138,6 +138,13 @@ def test_a_trace_with_its_own_sessions_keeps_them(tiny):
     assert not stats.is_sessions_inferred and stats.num_sessions == 1
 
 
+@pytest.mark.parametrize("paths", [[], [[]], [[], [A]]], ids=["no requests", "one empty", "empty then one"])
+def test_traces_without_blocks_give_zero_ceiling_and_an_empty_tree(paths):
+    stats = trace_stats(trace_from_paths(paths))
+    assert stats.ceiling_block_hit_ratio == 0.0 and stats.prefix_tree.node_ids.size == 0
+    assert stats.reuse_gap_s.num_values == 0 and stats.num_requests == len(paths)
+
+
 # --- twins on random chained traces ---
 
 @settings(max_examples=60, deadline=None)
