@@ -9,7 +9,6 @@ each request's true outcome (a diagnostic of how much the prediction limits it).
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
 import sys
@@ -30,9 +29,10 @@ from dashboard.engine.replay import LearnedOptions, replay_single_cache, simulat
 from dashboard.engine.sessions import session_structure
 from dashboard.engine.summary import summarize
 
-TRACE = Path(os.environ.get("KVSCOPE_SHARED") or ROOT.parent / "shared") / "traces" / "mooncake-fast25" / "conversation_trace.jsonl"
+TRACE_REL = "tests/data/traces/mooncake-fast25/conversation_trace.jsonl"  # in the repo: runs from a clone
+TRACE = ROOT / TRACE_REL
 COMMAND = "python -m bench.run bench_replay"
-REPLAY_CMD = f"kvscope replay {TRACE} --format mooncake --policy lru --hbm-blocks 18279 --json"
+REPLAY_CMD = f"kvscope replay {TRACE_REL} --format mooncake --policy lru --hbm-blocks 18279 --json"
 SWEEP_GRID = ('name = "bench50"\npods = [1, 2, 4, 8, 16]\n'
               'router = ["round_robin", "random", "least_loaded", "prefix", "precise_prefix"]\n'
               'hbm_blocks = [2000, 18279]\n')
@@ -93,7 +93,7 @@ def bench_mrc(trace: Trace) -> Result:
     mrc_s = timed_median(lambda: lru_mrc(trace, caps), repeats=7)
     sweep_s = timed_median(lambda: [replay_single_cache(trace, int(c)) for c in caps], repeats=3)
     n = trace.num_block_accesses
-    return Result(f"exact one-pass LRU MRC ({caps.size} capacities)", f"kvscope mrc {TRACE} --json", n / mrc_s,
+    return Result(f"exact one-pass LRU MRC ({caps.size} capacities)", f"kvscope mrc {TRACE_REL} --json", n / mrc_s,
                   "accesses/s", f"{caps.size} LRU kernel replays", n / sweep_s, ">= 10M accesses/s", n / mrc_s >= 10e6,
                   "accesses/s = trace block accesses / wall time for the whole curve; median of 7")
 
@@ -107,7 +107,7 @@ def bench_sweep() -> Result:
         subprocess.run([*base, "--workers", "2"], check=True, capture_output=True, cwd=ROOT)  # warm the cache
         two_s = _median_wall([*base, "--workers", "2"], 1)
         one_s = _median_wall([*base, "--workers", "1"], 1)
-    return Result("sweep, 50 configs, 2 workers", f"kvscope sweep {TRACE} --grid bench50.toml --workers 2 --json",
+    return Result("sweep, 50 configs, 2 workers", f"kvscope sweep {TRACE_REL} --grid bench50.toml --workers 2 --json",
                   two_s, "s", "same sweep, 1 worker", one_s, "<= 10 s", two_s <= 10.0,
                   "grid: pods 1/2/4/8/16 × round_robin/random/least_loaded/prefix/precise_prefix × HBM 2,000/18,279 "
                   "(LRU); whole process wall time incl. trace read; one run each (the machine is shared)")
@@ -168,7 +168,7 @@ def bench_reduction(trace: Trace) -> list[Result]:
         command = (
             "python -m bench.bench_replay hindsight" if options else
             f"python -c \"from dashboard.engine.capacity import space_reduction_vs_lru; from dashboard.engine.readers "
-            f"import read_trace; print(space_reduction_vs_lru(read_trace('{TRACE}'), '{policy}', 18279))\"")
+            f"import read_trace; print(space_reduction_vs_lru(read_trace('{TRACE_REL}'), '{policy}', 18279))\"")
         results.append(Result(
             f"cache-space reduction vs LRU at equal hit ratio: {policy} ({label})", command,
             value, "%", "LRU at 18,279 blocks", 0.0, target, met,

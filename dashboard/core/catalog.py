@@ -2,7 +2,7 @@
 
 Names are listed newest first. Resolution picks one variant per series and never adds
 variants together (newer EPPs emit old and new names side by side). Source:
-../shared/metrics-catalog.md (vLLM 0.10–0.34, GAIE 1.0–1.5, llm-d-router ≥ 0.9, LMCache 0.5).
+docs/metrics-catalog.md (vLLM 0.10–0.34, GAIE 1.0–1.5, llm-d-router ≥ 0.9, LMCache 0.5).
 """
 
 from __future__ import annotations
@@ -23,10 +23,16 @@ class MetricSpec:
     component: str  # vllm | vllm-offload | epp | lmcache
     needs: str  # what a stack must run or enable to export it (shown when it is missing)
     description: str = ""
+    # NOTE: some names exist without the feature (vLLM 0.32 exports the external-cache counters
+    # at 0 with no connector), so their panels also need the stack to say the feature is on:
+    # "connector" (a KV connector), "" (the name's presence is enough). See core/applicability.py.
+    applies_when: str = ""
 
 
 # NOTE: LMCache's metrics reach vLLM's /metrics only in multiprocess mode (llm-d sets the dir).
 _LMCACHE = "LMCache 0.5 as vLLM's KV connector, with PROMETHEUS_MULTIPROC_DIR set"
+_CONNECTOR = ("vLLM with a KV connector (OffloadingConnector, LMCache); without one the counters "
+              "are exported at 0")
 
 _SPECS = (
     MetricSpec(
@@ -44,19 +50,19 @@ _SPECS = (
     MetricSpec(
         "external_prefix_cache_queries",
         ("vllm:external_prefix_cache_queries_total",),
-        COUNTER, "tokens", "vllm", "vLLM with a KV connector (OffloadingConnector, LMCache)",
-        "tokens looked up through the KV connector after the local hit",
+        COUNTER, "tokens", "vllm", _CONNECTOR,
+        "tokens looked up through the KV connector after the local hit", applies_when="connector",
     ),
     MetricSpec(
         "external_prefix_cache_hits",
         ("vllm:external_prefix_cache_hits_total",),
-        COUNTER, "tokens", "vllm", "vLLM with a KV connector (OffloadingConnector, LMCache)",
-        "tokens found through the KV connector",
+        COUNTER, "tokens", "vllm", _CONNECTOR,
+        "tokens found through the KV connector", applies_when="connector",
     ),
     MetricSpec(
         "prompt_tokens_cached_by_source",
         ("vllm:prompt_tokens_cached_by_source_total",),
-        COUNTER, "tokens", "vllm", "vLLM ≥ 0.34",
+        COUNTER, "tokens", "vllm", "vLLM ≥ 0.32 (#56318; absent in 0.31.0)",
         "cached prompt tokens by the tier that supplied them (label source)",
     ),
     MetricSpec(
@@ -111,12 +117,13 @@ _SPECS = (
     MetricSpec(
         "kv_offload_config_info",
         ("vllm:kv_offload_config_info",), INFO, "info", "vllm-offload",
-        "vLLM ≥ 0.26 with the OffloadingConnector", "CPU tier capacity labels",
+        "vLLM ≥ 0.33 with the OffloadingConnector (absent in 0.32.0)", "CPU tier capacity labels",
     ),
     MetricSpec(
         "kv_offload_transfer_bytes",
         ("vllm:kv_offload_total_bytes_total",),
-        COUNTER, "bytes", "vllm-offload", "vLLM 0.12–0.25 with the OffloadingConnector (or llm-d's fs backend)",
+        COUNTER, "bytes", "vllm-offload",
+        "vLLM ≥ 0.12 with the OffloadingConnector (or llm-d's fs backend); still emitted beside the flat names",
         "KV bytes moved by direction (label transfer_type GPU_to_CPU, CPU_to_GPU, …); superseded by "
         "the flat store/load names, which pods exporting both are read from",
     ),

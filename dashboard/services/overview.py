@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
-from dashboard.core import catalog
+from dashboard.services import applicability
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 
@@ -152,9 +152,8 @@ def kpis(store: Store, tr: TimeRange) -> Kpis:
 
 
 def missing_metrics(store: Store, keys: tuple[str, ...]) -> dict[str, str]:
-    """For each catalog key the store has no variant of: the 'needs …' text to show instead."""
-    present = set(run_query(store, "metric_names")["metric"])
-    return {k: catalog.spec(k).needs for k in keys if catalog.resolve(k, present) is None}
+    """For each catalog key whose panel does not apply to this stack: the 'needs …' text to show instead."""
+    return applicability.missing(store, keys)
 
 
 def _keep_pods(frame: pd.DataFrame, column: str, selected: list[str] | None, keep: tuple = ()) -> pd.DataFrame:

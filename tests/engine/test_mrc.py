@@ -82,7 +82,7 @@ def test_hit_stops_at_the_first_missing_block():
 
 
 def test_mooncake_reference_figures_hold(mooncake_conversation):
-    # ../shared/traces/mooncake-fast25/README.md: LRU at 1%, 5%, 10%, 25%, 50%, 100% of unique blocks.
+    # tests/data/traces/mooncake-fast25/README.md: LRU at 1%, 5%, 10%, 25%, 50%, 100% of unique blocks.
     trace = read_mooncake(mooncake_conversation)
     curve = lru_mrc(trace, np.array([1_827, 9_139, 18_279, 45_697, 91_395, 182_790]))
     assert round(curve.block_hit_ratio[2], 6) == 0.278912

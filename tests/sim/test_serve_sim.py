@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -40,25 +42,44 @@ def wait_for_port(port: int, timeout_s: float = 90) -> None:
     raise AssertionError(f"serve-sim did not answer on port {port}")
 
 
+def wait_for_reset_seen(prom_url: str, pod: str, timeout_s: float = 90) -> None:
+    """Poll Prometheus until pod's query counter has reset and 5 s of scrapes followed the reset."""
+    series = f'vllm:prefix_cache_queries_total{{pod="{pod}"}}'
+    query = f"resets({series}[5m]) > 0 unless resets({series}[5s]) > 0"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        qs = urllib.parse.urlencode({"query": query})
+        with urllib.request.urlopen(f"{prom_url}/api/v1/query?{qs}", timeout=5) as resp:
+            if json.load(resp)["data"]["result"]:
+                return
+        time.sleep(0.5)
+    raise AssertionError(f"Prometheus saw no counter reset of {pod} within {timeout_s} s")
+
+
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory):
     port = free_port()
     config = tmp_path_factory.mktemp("sim") / "prometheus.yml"
     proc = subprocess.Popen(
         [sys.executable, "-m", "dashboard", "serve-sim", "--pods", "2", "--port", str(port), "--speed", "20",
-         "--hours", "1", "--restart", "0@300", "--prometheus-config", str(config), "--scrape-interval", "1s"],
+         "--hours", "1", "--restart", "0@160", "--prometheus-config", str(config), "--scrape-interval", "1s"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
+    # NOTE: Prometheus scrapes from the start, so it sees the restart at 160 simulated s (8 s here)
+    # whichever test runs first.
+    prom = PrometheusServer({"vllm-0": port, "vllm-1": port + 1}, tmp_path_factory.mktemp("sim-prom"))
     try:
         wait_for_port(port + 2)
-        yield port, config
+        prom.start()
+        yield port, config, prom, time.time()
     finally:
+        prom.stop()
         proc.terminate()
         proc.wait(timeout=20)
 
 
 def test_pods_and_epp_serve_growing_counters(sim):
-    port, _ = sim
+    port = sim[0]
     first = scrape(port)
     time.sleep(2)
     second = scrape(port)
@@ -70,7 +91,7 @@ def test_pods_and_epp_serve_growing_counters(sim):
 
 
 def test_prometheus_config_is_accepted_by_promtool(sim):
-    _, config = sim
+    config = sim[1]
     promtool = shutil.which("promtool")
     if promtool is None:
         if os.environ.get("CI"):
@@ -82,10 +103,8 @@ def test_prometheus_config_is_accepted_by_promtool(sim):
 
 
 def test_restart_through_prometheus_gives_no_negative_or_spiking_rate(sim, tmp_path):
-    port, _ = sim
-    prom = PrometheusServer({"vllm-0": port, "vllm-1": port + 1}, tmp_path)
-    prom.start()
-    time.sleep(24)  # ~480 simulated seconds: the restart at 300 s falls inside
+    _, _, prom, started_s = sim
+    wait_for_reset_seen(prom.url, "vllm-0")
     store = open_store(tmp_path / "s.duckdb")
     now_s = time.time()
     Collector(store, prometheus_config=PrometheusConfig(url=prom.url), since_s=60).pull_once(now_s)
@@ -96,6 +115,6 @@ def test_restart_through_prometheus_gives_no_negative_or_spiking_rate(sim, tmp_p
         "WHERE fell"
     ).fetchall()[0][0]
     assert dropped >= 1, "the restart should show as a counter drop in the raw samples"
-    rows = run_query(store, "hit_rate", start=now_s - 25, end=now_s - 1, step=4)
+    rows = run_query(store, "hit_rate", start=started_s, end=now_s - 1, step=4)
     assert len(rows) and rows.hit_rate.between(0, 1).all()
     store.close()
