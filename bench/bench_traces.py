@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -16,7 +15,7 @@ from dashboard.services import trace_explorer, traces
 from dashboard.store.db import open_store
 
 COMMAND = "python -m bench.run bench_traces"
-TRACE = Path(os.environ.get("KVSCOPE_SHARED") or ROOT.parent / "shared") / "traces/mooncake-fast25/conversation_trace.jsonl"
+TRACE = ROOT / "tests/data/traces/mooncake-fast25/conversation_trace.jsonl"  # in the repo: runs from a clone
 NAME = "conv"
 TARGET_S = 2.0
 DEFAULT_SQL = "SELECT name, format, num_requests, num_block_accesses, num_blocks FROM traces ORDER BY imported_at DESC"
