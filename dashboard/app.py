@@ -15,6 +15,7 @@ def main() -> None:
     pages = [
         st.Page(f"{PAGES_DIR}/overview.py", title="Overview", icon="📈", default=True),
         st.Page(f"{PAGES_DIR}/whatif.py", title="What-if lab", icon="🧪"),
+        st.Page(f"{PAGES_DIR}/traces.py", title="Traces", icon="🧵"),
         st.Page(f"{PAGES_DIR}/planner.py", title="Planner", icon="📐"),
     ]
     nav = st.navigation(pages)

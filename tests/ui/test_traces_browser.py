@@ -1,0 +1,71 @@
+"""The Traces page in a real headless Chromium: choosing a trace puts it in the URL, and the URL reopens it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.ui.test_browser import CHROMIUM_FLAGS, REPO, chromium, free_port, wait_for
+from tests.ui.test_traces_page import SAMPLE, build_two_traces
+
+
+@pytest.fixture
+def traces_url(tmp_path):
+    db = build_two_traces(tmp_path)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"),
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true"],
+        cwd=REPO, env={**os.environ, "KVSCOPE_DB": str(db)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for(url + "/_stcore/health")
+        yield url + "/traces"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def requests_metric(page) -> str:
+    metric = page.locator("[data-testid='stMetric']").filter(has_text="Requests").first
+    return metric.locator("[data-testid='stMetricValue']").inner_text()
+
+
+def test_choosing_a_trace_writes_it_into_the_url_and_the_url_reopens_it(traces_url, artifacts_dir):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
+        page = browser.new_page(viewport={"width": 1500, "height": 2400})
+        page.goto(traces_url, wait_until="domcontentloaded")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+        assert requests_metric(page) == "3"  # the newest trace, tiny
+        page.locator("[data-testid='stSelectbox']").filter(has_text="Trace").first.click()
+        page.get_by_role("option", name="sample").click()
+        page.wait_for_function("location.search.includes('traces_name=sample')", timeout=30_000)
+        want = requests_metric_value_of_sample()
+        page.wait_for_function(  # the first metric is Requests
+            f"document.querySelector('[data-testid=stMetricValue]')?.innerText === '{want}'", timeout=60_000)
+        page.wait_for_timeout(1500)  # NOTE: let the charts finish drawing before the picture
+        shared = page.url
+        num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
+        page.screenshot(path=str(artifacts_dir / "traces.png"), full_page=True)
+
+        other = browser.new_page(viewport={"width": 1500, "height": 2400})
+        other.goto(shared, wait_until="domcontentloaded")
+        other.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+        reopened = requests_metric(other)
+        browser.close()
+    assert "traces_name=sample" in shared and num_errors == 0
+    assert reopened == want
+
+
+def requests_metric_value_of_sample() -> str:
+    from dashboard.engine.readers import read_trace
+
+    return f"{read_trace(SAMPLE).num_requests:,}"
