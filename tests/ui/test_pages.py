@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from tests.ui.fixtures import build_store
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
-PAGES = ("app_pages/overview.py", "app_pages/whatif.py", "app_pages/planner.py")
+PAGES = ("app_pages/overview.py", "app_pages/traces.py", "app_pages/whatif.py", "app_pages/planner.py")
 
 
 @pytest.fixture(scope="module")
