@@ -20,6 +20,7 @@ run: install
 
 lint: install
 	$(VENV)/bin/ruff check dashboard tests bench
+	$(VENV)/bin/ruff format --check dashboard tests bench scripts
 
 test: lint
 	$(PY) -m pytest

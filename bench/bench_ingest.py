@@ -32,9 +32,16 @@ def run() -> list[Result]:
         tsdb = _backfill(frame, Path(tmp))
         port = _free_port()
         proc = subprocess.Popen(
-            ["/usr/bin/prometheus", f"--storage.tsdb.path={tsdb}", "--storage.tsdb.retention.time=100y",
-             f"--web.listen-address=127.0.0.1:{port}", f"--config.file={_config(Path(tmp))}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "/usr/bin/prometheus",
+                f"--storage.tsdb.path={tsdb}",
+                "--storage.tsdb.retention.time=100y",
+                f"--web.listen-address=127.0.0.1:{port}",
+                f"--config.file={_config(Path(tmp))}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             url = f"http://127.0.0.1:{port}"
             _wait_ready(url)
@@ -47,29 +54,48 @@ def run() -> list[Result]:
                 store = next(stores)
                 try:
                     config = PrometheusConfig(url=url)
-                    return Collector(store, prometheus_config=config, since_s=end_s - start_s).pull_once(now_s=end_s)
+                    return Collector(store, prometheus_config=config, since_s=end_s - start_s).pull_once(
+                        now_s=end_s
+                    )
                 finally:
                     store.close()
 
-            create_s = timed_median(lambda: open_store(Path(tmp) / f"create-{time.monotonic_ns()}.duckdb").close())
+            create_s = timed_median(
+                lambda: open_store(Path(tmp) / f"create-{time.monotonic_ns()}.duckdb").close()
+            )
             num_stored = collect()
             _fetch_raw(url, start_s, end_s)  # warm Prometheus's caches for both alike
             # NOTE: interleaved, so both sides see the same machine noise.
-            collector_s, raw_s = interleaved_medians(collect, lambda: _fetch_raw(url, start_s, end_s), repeats=7)
+            collector_s, raw_s = interleaved_medians(
+                collect, lambda: _fetch_raw(url, start_s, end_s), repeats=7
+            )
             sequential_s = timed_median(lambda: _fetch_raw(url, start_s, end_s, in_flight=1), repeats=5)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-    note = (f"6 h of the sample's {frame.metric.nunique()} catalog series families, 8 vLLM pods + 1 EPP, "
-            f"backfilled with promtool into /usr/bin/prometheus; {num_stored:,} samples stored per pull; "
-            f"baseline: the same metric-name lookup and chunked instant queries, {PREFETCH_CHUNKS} in flight as the "
-            f"collector sends them, bodies read, nothing parsed; fetched one after another they take {sequential_s:.3f} s "
-            f"(the pull is {collector_s / sequential_s:.2f}× that); timed from the queries to the store's close, on a "
-            f"store created beforehand (creating one takes {create_s:.3f} s)")
+    note = (
+        f"6 h of the sample's {frame.metric.nunique()} catalog series families, 8 vLLM pods + 1 EPP, "
+        f"backfilled with promtool into /usr/bin/prometheus; {num_stored:,} samples stored per pull; "
+        f"baseline: the same metric-name lookup and chunked instant queries, {PREFETCH_CHUNKS} in flight as the "
+        f"collector sends them, bodies read, nothing parsed; fetched one after another they take {sequential_s:.3f} s "
+        f"(the pull is {collector_s / sequential_s:.2f}× that); timed from the queries to the store's close, on a "
+        f"store created beforehand (creating one takes {create_s:.3f} s)"
+    )
     return [
-        Result("ingest, 6 h Prometheus pull: wall time", COMMAND, collector_s, "s", "raw HTTP fetch", raw_s,
-               target="≤ 1.5× raw fetch", is_met=collector_s <= 1.5 * raw_s, notes=note),
-        Result("ingest, 6 h Prometheus pull: stored samples/s", COMMAND, num_stored / collector_s, "samples/s"),
+        Result(
+            "ingest, 6 h Prometheus pull: wall time",
+            COMMAND,
+            collector_s,
+            "s",
+            "raw HTTP fetch",
+            raw_s,
+            target="≤ 1.5× raw fetch",
+            is_met=collector_s <= 1.5 * raw_s,
+            notes=note,
+        ),
+        Result(
+            "ingest, 6 h Prometheus pull: stored samples/s", COMMAND, num_stored / collector_s, "samples/s"
+        ),
     ]
 
 
@@ -77,11 +103,15 @@ def _fetch_raw(url: str, start_s: float, end_s: float, in_flight: int = PREFETCH
     """The pull's metric-name lookup and chunk queries, in_flight at a time as the collector sends
     them; bodies read, nothing parsed. Returns the bytes read."""
     client = prometheus.connect(PrometheusConfig(url=url))
-    sel = prometheus.selector(prometheus.present_names(client, prometheus.catalog_series_names(), start_s, end_s), ())
+    sel = prometheus.selector(
+        prometheus.present_names(client, prometheus.catalog_series_names(), start_s, end_s), ()
+    )
 
     def fetch(session: requests.Session, chunk: prometheus.Chunk) -> int:
         window_ms = max(int(round((chunk.end_s - chunk.start_s) * 1000)), 1)
-        response = session.get(f"{url}/api/v1/query", params={"query": f"{sel}[{window_ms}ms]", "time": chunk.end_s})
+        response = session.get(
+            f"{url}/api/v1/query", params={"query": f"{sel}[{window_ms}ms]", "time": chunk.end_s}
+        )
         return len(response.content)
 
     with requests.Session() as session, ThreadPoolExecutor(max_workers=in_flight) as pool:
@@ -101,8 +131,11 @@ def _backfill(frame: pd.DataFrame, tmp: Path) -> Path:
     source = tmp / "sample.om"
     source.write_text("\n".join(lines) + "\n")
     tsdb = tmp / "tsdb"
-    subprocess.run(["/usr/bin/promtool", "tsdb", "create-blocks-from", "openmetrics", str(source), str(tsdb)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["/usr/bin/promtool", "tsdb", "create-blocks-from", "openmetrics", str(source), str(tsdb)],
+        check=True,
+        capture_output=True,
+    )
     return tsdb
 
 

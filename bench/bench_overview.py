@@ -42,10 +42,21 @@ def run() -> list[Result]:
         whole_s = timed_median(lambda: render_queries(store, whole), repeats=5)
         hour_s = timed_median(lambda: render_queries(store, hour), repeats=5)
         store.close()
-    note = (f"{bounds.num_samples:,} samples in {bounds.num_series:,} series; 10 queries per render; "
-            "baseline: reading metrics.parquet with pyarrow")
+    note = (
+        f"{bounds.num_samples:,} samples in {bounds.num_series:,} series; 10 queries per render; "
+        "baseline: reading metrics.parquet with pyarrow"
+    )
     return [
-        Result("Overview queries, all 6 h of the sample", COMMAND, whole_s * 1000, "ms",
-               "read metrics.parquet", read_s * 1000, notes=note),
-        Result("Overview queries, last hour", COMMAND, hour_s * 1000, "ms", "read metrics.parquet", read_s * 1000),
+        Result(
+            "Overview queries, all 6 h of the sample",
+            COMMAND,
+            whole_s * 1000,
+            "ms",
+            "read metrics.parquet",
+            read_s * 1000,
+            notes=note,
+        ),
+        Result(
+            "Overview queries, last hour", COMMAND, hour_s * 1000, "ms", "read metrics.parquet", read_s * 1000
+        ),
     ]

@@ -30,15 +30,26 @@ def bench_sample() -> list[Result]:
     """Plan the sample for a hit target and a TTFT target, against one exact LRU MRC of 50 points."""
     trace = read_trace(str(SAMPLE_TRACE))
     out = []
-    for req in (planner.PlanRequest(target="hit", target_value=0.8),
-                planner.PlanRequest(target="ttft-p90", target_value=0.2)):
+    for req in (
+        planner.PlanRequest(target="hit", target_value=0.8),
+        planner.PlanRequest(target="ttft-p90", target_value=0.2),
+    ):
         _plan_once(trace, req)  # compile
         plan_s, mrc_s = interleaved_medians(lambda req=req: _plan_once(trace, req), lambda: lru_mrc(trace), 5)
-        out.append(Result(f"plan of the sample workload, {planner.describe_target(req)}, 3 hardware options",
-                          f"kvscope plan --target {req.target}={req.target_value:g}", plan_s, "s",
-                          "one exact LRU MRC (50 points)", mrc_s, f"<= {TARGET_S:g} s", plan_s <= TARGET_S,
-                          f"{trace.num_requests:,} requests, {trace.num_block_accesses:,} block accesses; median of 5, "
-                          "interleaved; trace read excluded"))
+        out.append(
+            Result(
+                f"plan of the sample workload, {planner.describe_target(req)}, 3 hardware options",
+                f"kvscope plan --target {req.target}={req.target_value:g}",
+                plan_s,
+                "s",
+                "one exact LRU MRC (50 points)",
+                mrc_s,
+                f"<= {TARGET_S:g} s",
+                plan_s <= TARGET_S,
+                f"{trace.num_requests:,} requests, {trace.num_block_accesses:,} block accesses; median of 5, "
+                "interleaved; trace read excluded",
+            )
+        )
     return out
 
 
@@ -49,12 +60,22 @@ def bench_mooncake() -> list[Result]:
     replay = ReplayRequest(num_pods=8, router="precise_prefix", hbm_blocks=2000, cpu_blocks=8000)
     _plan_once(trace, req)
     run_replay(trace, replay)
-    plan_s, replay_s = interleaved_medians(lambda: _plan_once(trace, req), lambda: run_replay(trace, replay), 5)
-    return [Result("plan of the Mooncake conversation trace, token hit ratio ≥ 30%, 3 hardware options",
-                   f"kvscope plan --trace {TRACE_REL} --target hit=0.3", plan_s, "s",
-                   "one cluster replay (8 pods, precise_prefix, HBM 2,000 + CPU 8,000 blocks)", replay_s,
-                   f"<= {TARGET_S:g} s", plan_s <= TARGET_S,
-                   f"{trace.num_requests:,} requests; median of 5, interleaved; trace read excluded")]
+    plan_s, replay_s = interleaved_medians(
+        lambda: _plan_once(trace, req), lambda: run_replay(trace, replay), 5
+    )
+    return [
+        Result(
+            "plan of the Mooncake conversation trace, token hit ratio ≥ 30%, 3 hardware options",
+            f"kvscope plan --trace {TRACE_REL} --target hit=0.3",
+            plan_s,
+            "s",
+            "one cluster replay (8 pods, precise_prefix, HBM 2,000 + CPU 8,000 blocks)",
+            replay_s,
+            f"<= {TARGET_S:g} s",
+            plan_s <= TARGET_S,
+            f"{trace.num_requests:,} requests; median of 5, interleaved; trace read excluded",
+        )
+    ]
 
 
 def run() -> list[Result]:
@@ -64,5 +85,7 @@ def run() -> list[Result]:
 
 if __name__ == "__main__":
     for r in run():
-        print(f"{r.name}: {r.value:.3f} {r.unit} (baseline {r.baseline_name}: {r.baseline_value:.3f}) "
-              f"target {r.target} met={r.is_met}")
+        print(
+            f"{r.name}: {r.value:.3f} {r.unit} (baseline {r.baseline_name}: {r.baseline_value:.3f}) "
+            f"target {r.target} met={r.is_met}"
+        )

@@ -33,9 +33,11 @@ TRACE_REL = "tests/data/traces/mooncake-fast25/conversation_trace.jsonl"  # in t
 TRACE = ROOT / TRACE_REL
 COMMAND = "python -m bench.run bench_replay"
 REPLAY_CMD = f"kvscope replay {TRACE_REL} --format mooncake --policy lru --hbm-blocks 18279 --json"
-SWEEP_GRID = ('name = "bench50"\npods = [1, 2, 4, 8, 16]\n'
-              'router = ["round_robin", "random", "least_loaded", "prefix", "precise_prefix"]\n'
-              'hbm_blocks = [2000, 18279]\n')
+SWEEP_GRID = (
+    'name = "bench50"\npods = [1, 2, 4, 8, 16]\n'
+    'router = ["round_robin", "random", "least_loaded", "prefix", "precise_prefix"]\n'
+    "hbm_blocks = [2000, 18279]\n"
+)
 REFERENCE_CAPACITY = 18_279  # 10% of the conversation trace's unique blocks
 RSS_ACCESSES = 10_000_000
 
@@ -46,7 +48,7 @@ def python_lru_hits(trace: Trace, capacity: int) -> int:
     offsets, ids = trace.offsets.tolist(), trace.block_ids.tolist()
     total = 0
     for r in range(len(offsets) - 1):
-        blocks = ids[offsets[r]:offsets[r + 1]]
+        blocks = ids[offsets[r] : offsets[r + 1]]
         h = 0
         while h < len(blocks) and blocks[h] in cache:
             h += 1
@@ -66,24 +68,54 @@ def bench_kernel(trace: Trace) -> Result:
     replay_single_cache(trace, REFERENCE_CAPACITY)
     kernel_s = timed_median(lambda: replay_single_cache(trace, REFERENCE_CAPACITY), repeats=21)
     python_s = timed_median(lambda: python_lru_hits(trace, REFERENCE_CAPACITY), repeats=3)
-    assert int(replay_single_cache(trace, REFERENCE_CAPACITY).sum()) == python_lru_hits(trace, REFERENCE_CAPACITY)
+    assert int(replay_single_cache(trace, REFERENCE_CAPACITY).sum()) == python_lru_hits(
+        trace, REFERENCE_CAPACITY
+    )
     n = trace.num_block_accesses
-    return Result("LRU replay kernel, one cache of 18,279 blocks", COMMAND, n / kernel_s, "accesses/s",
-                  "pure-Python OrderedDict LRU", n / python_s, ">= 100M accesses/s", n / kernel_s >= 100e6,
-                  f"{n:,} accesses per replay; median of 21 kernel runs, 3 Python runs; equal hit counts checked")
+    return Result(
+        "LRU replay kernel, one cache of 18,279 blocks",
+        COMMAND,
+        n / kernel_s,
+        "accesses/s",
+        "pure-Python OrderedDict LRU",
+        n / python_s,
+        ">= 100M accesses/s",
+        n / kernel_s >= 100e6,
+        f"{n:,} accesses per replay; median of 21 kernel runs, 3 Python runs; equal hit counts checked",
+    )
 
 
 def bench_process() -> Result:
     """Whole `kvscope replay` process wall time (warm compile cache), vs a bare interpreter + import."""
-    replay = [sys.executable, "-m", "dashboard", "replay", str(TRACE), "--format", "mooncake", "--policy", "lru",
-              "--hbm-blocks", "18279", "--json"]
+    replay = [
+        sys.executable,
+        "-m",
+        "dashboard",
+        "replay",
+        str(TRACE),
+        "--format",
+        "mooncake",
+        "--policy",
+        "lru",
+        "--hbm-blocks",
+        "18279",
+        "--json",
+    ]
     floor = [sys.executable, "-c", "import dashboard.cli"]
     subprocess.run(replay, check=True, capture_output=True, cwd=ROOT)  # warm the numba cache
     replay_s = _median_wall(replay, 5)
     floor_s = _median_wall(floor, 5)
-    return Result("kvscope replay process, LRU 18,279 blocks", REPLAY_CMD, replay_s, "s",
-                  "python -c 'import dashboard.cli'", floor_s, "<= 1.5 s", replay_s <= 1.5,
-                  "subprocess wall time, median of 5, after one warm-up run; includes reading the JSONL trace")
+    return Result(
+        "kvscope replay process, LRU 18,279 blocks",
+        REPLAY_CMD,
+        replay_s,
+        "s",
+        "python -c 'import dashboard.cli'",
+        floor_s,
+        "<= 1.5 s",
+        replay_s <= 1.5,
+        "subprocess wall time, median of 5, after one warm-up run; includes reading the JSONL trace",
+    )
 
 
 def bench_mrc(trace: Trace) -> Result:
@@ -93,9 +125,17 @@ def bench_mrc(trace: Trace) -> Result:
     mrc_s = timed_median(lambda: lru_mrc(trace, caps), repeats=7)
     sweep_s = timed_median(lambda: [replay_single_cache(trace, int(c)) for c in caps], repeats=3)
     n = trace.num_block_accesses
-    return Result(f"exact one-pass LRU MRC ({caps.size} capacities)", f"kvscope mrc {TRACE_REL} --json", n / mrc_s,
-                  "accesses/s", f"{caps.size} LRU kernel replays", n / sweep_s, ">= 10M accesses/s", n / mrc_s >= 10e6,
-                  "accesses/s = trace block accesses / wall time for the whole curve; median of 7")
+    return Result(
+        f"exact one-pass LRU MRC ({caps.size} capacities)",
+        f"kvscope mrc {TRACE_REL} --json",
+        n / mrc_s,
+        "accesses/s",
+        f"{caps.size} LRU kernel replays",
+        n / sweep_s,
+        ">= 10M accesses/s",
+        n / mrc_s >= 10e6,
+        "accesses/s = trace block accesses / wall time for the whole curve; median of 7",
+    )
 
 
 def bench_sweep() -> Result:
@@ -103,14 +143,32 @@ def bench_sweep() -> Result:
     with tempfile.TemporaryDirectory() as tmp:
         grid = Path(tmp) / "bench50.toml"
         grid.write_text(SWEEP_GRID)
-        base = [sys.executable, "-m", "dashboard", "sweep", str(TRACE), "--grid", str(grid), "--no-save", "--json"]
+        base = [
+            sys.executable,
+            "-m",
+            "dashboard",
+            "sweep",
+            str(TRACE),
+            "--grid",
+            str(grid),
+            "--no-save",
+            "--json",
+        ]
         subprocess.run([*base, "--workers", "2"], check=True, capture_output=True, cwd=ROOT)  # warm the cache
         two_s = _median_wall([*base, "--workers", "2"], 1)
         one_s = _median_wall([*base, "--workers", "1"], 1)
-    return Result("sweep, 50 configs, 2 workers", f"kvscope sweep {TRACE_REL} --grid bench50.toml --workers 2 --json",
-                  two_s, "s", "same sweep, 1 worker", one_s, "<= 10 s", two_s <= 10.0,
-                  "grid: pods 1/2/4/8/16 × round_robin/random/least_loaded/prefix/precise_prefix × HBM 2,000/18,279 "
-                  "(LRU); whole process wall time incl. trace read; one run each (the machine is shared)")
+    return Result(
+        "sweep, 50 configs, 2 workers",
+        f"kvscope sweep {TRACE_REL} --grid bench50.toml --workers 2 --json",
+        two_s,
+        "s",
+        "same sweep, 1 worker",
+        one_s,
+        "<= 10 s",
+        two_s <= 10.0,
+        "grid: pods 1/2/4/8/16 × round_robin/random/least_loaded/prefix/precise_prefix × HBM 2,000/18,279 "
+        "(LRU); whole process wall time incl. trace read; one run each (the machine is shared)",
+    )
 
 
 def synthetic_trace(num_accesses: int, seed: int = 0) -> Trace:
@@ -124,18 +182,30 @@ def synthetic_trace(num_accesses: int, seed: int = 0) -> Trace:
     within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts)
     block_ids = (np.repeat(docs * 64, counts) + within).astype(np.int32)
     n = counts.size
-    return Trace(arrival_s=np.arange(n) * 0.01, offsets=offsets, block_ids=block_ids, input_tokens=counts * 16,
-                 output_tokens=np.full(n, 64), block_tokens=16, num_blocks=20_000 * 64,
-                 session_ids=np.full(n, UNKNOWN, np.int64), turns=np.full(n, UNKNOWN, np.int32),
-                 type_codes=np.full(n, UNKNOWN, np.int16), source="synthetic")
+    return Trace(
+        arrival_s=np.arange(n) * 0.01,
+        offsets=offsets,
+        block_ids=block_ids,
+        input_tokens=counts * 16,
+        output_tokens=np.full(n, 64),
+        block_tokens=16,
+        num_blocks=20_000 * 64,
+        session_ids=np.full(n, UNKNOWN, np.int64),
+        turns=np.full(n, UNKNOWN, np.int32),
+        type_codes=np.full(n, UNKNOWN, np.int16),
+        source="synthetic",
+    )
 
 
 def rss_child(do_replay: bool) -> None:
     """Build the synthetic trace, optionally replay it (4 pods, HBM + CPU), print ru_maxrss KiB."""
     trace = synthetic_trace(RSS_ACCESSES)
     if do_replay:
-        config = ClusterConfig(num_pods=4, tiers=(TierConfig("gpu", 50_000), TierConfig("cpu", 200_000)),
-                               router=RouterConfig("precise_prefix"))
+        config = ClusterConfig(
+            num_pods=4,
+            tiers=(TierConfig("gpu", 50_000), TierConfig("cpu", 200_000)),
+            router=RouterConfig("precise_prefix"),
+        )
         summarize(trace, simulate(trace, config), config)
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
@@ -143,22 +213,43 @@ def rss_child(do_replay: bool) -> None:
 def bench_rss() -> Result:
     """Peak RSS of a process replaying 10M block accesses, vs building the trace alone."""
     run = [sys.executable, "-m", "bench.bench_replay", "rss"]
-    replay_kib = int(subprocess.run(run, check=True, capture_output=True, text=True, cwd=ROOT).stdout.split()[-1])
-    build_kib = int(subprocess.run([*run, "build-only"], check=True, capture_output=True, text=True,
-                                   cwd=ROOT).stdout.split()[-1])
-    return Result("peak RSS, replaying 10M block accesses", "python -m bench.bench_replay rss", replay_kib / 1024**2,
-                  "GiB", "trace built, not replayed", build_kib / 1024**2, "< 2 GB", replay_kib * 1024 < 2e9,
-                  "ru_maxrss of a child process: synthetic 312k-request trace, 4 pods × (HBM 50k + CPU 200k blocks), "
-                  "precise_prefix router, summary computed")
+    replay_kib = int(
+        subprocess.run(run, check=True, capture_output=True, text=True, cwd=ROOT).stdout.split()[-1]
+    )
+    build_kib = int(
+        subprocess.run(
+            [*run, "build-only"], check=True, capture_output=True, text=True, cwd=ROOT
+        ).stdout.split()[-1]
+    )
+    return Result(
+        "peak RSS, replaying 10M block accesses",
+        "python -m bench.bench_replay rss",
+        replay_kib / 1024**2,
+        "GiB",
+        "trace built, not replayed",
+        build_kib / 1024**2,
+        "< 2 GB",
+        replay_kib * 1024 < 2e9,
+        "ru_maxrss of a child process: synthetic 312k-request trace, 4 pods × (HBM 50k + CPU 200k blocks), "
+        "precise_prefix router, summary computed",
+    )
 
 
 def bench_reduction(trace: Trace) -> list[Result]:
     """Item 10: capacity each policy needs for LRU's hit ratio at 18,279 blocks, as a reduction vs LRU."""
     results = []
-    cases = [("learned", "online", ">= 18%", None), ("s3fifo", "online", "", None), ("arc", "online", "", None),
-             ("oracle", "reference ceiling, reads the future", "", None),
-             ("learned", "scored from hindsight labels: a diagnostic that reads the future", "",
-              LearnedOptions(probabilities=hindsight_probabilities(trace)))]
+    cases = [
+        ("learned", "online", ">= 18%", None),
+        ("s3fifo", "online", "", None),
+        ("arc", "online", "", None),
+        ("oracle", "reference ceiling, reads the future", "", None),
+        (
+            "learned",
+            "scored from hindsight labels: a diagnostic that reads the future",
+            "",
+            LearnedOptions(probabilities=hindsight_probabilities(trace)),
+        ),
+    ]
     for policy, label, target, options in cases:
         started = time.perf_counter()
         r = space_reduction_vs_lru(trace, policy, REFERENCE_CAPACITY, options)
@@ -166,20 +257,34 @@ def bench_reduction(trace: Trace) -> list[Result]:
         value = float("nan") if r.reduction is None else 100.0 * r.reduction
         met = None if not target else (r.reduction is not None and r.reduction >= 0.18)
         command = (
-            "python -m bench.bench_replay hindsight" if options else
-            f"python -c \"from dashboard.engine.capacity import space_reduction_vs_lru; from dashboard.engine.readers "
-            f"import read_trace; print(space_reduction_vs_lru(read_trace('{TRACE_REL}'), '{policy}', 18279))\"")
-        results.append(Result(
-            f"cache-space reduction vs LRU at equal hit ratio: {policy} ({label})", command,
-            value, "%", "LRU at 18,279 blocks", 0.0, target, met,
-            f"LRU hit ratio {r.lru_block_hit_ratio:.6f} at {r.lru_capacity_blocks:,} blocks; {policy} reaches "
-            f"{r.policy_block_hit_ratio:.6f} at {_blocks(r.policy_capacity_blocks)} blocks (smallest, by bisection over "
-            f"{r.num_replays} single-cache replays, {took_s:.1f} s)" + (HINDSIGHT_NOTE if options else "")))
+            "python -m bench.bench_replay hindsight"
+            if options
+            else f'python -c "from dashboard.engine.capacity import space_reduction_vs_lru; from dashboard.engine.readers '
+            f"import read_trace; print(space_reduction_vs_lru(read_trace('{TRACE_REL}'), '{policy}', 18279))\""
+        )
+        results.append(
+            Result(
+                f"cache-space reduction vs LRU at equal hit ratio: {policy} ({label})",
+                command,
+                value,
+                "%",
+                "LRU at 18,279 blocks",
+                0.0,
+                target,
+                met,
+                f"LRU hit ratio {r.lru_block_hit_ratio:.6f} at {r.lru_capacity_blocks:,} blocks; {policy} reaches "
+                f"{r.policy_block_hit_ratio:.6f} at {_blocks(r.policy_capacity_blocks)} blocks (smallest, by bisection over "
+                f"{r.num_replays} single-cache replays, {took_s:.1f} s)"
+                + (HINDSIGHT_NOTE if options else ""),
+            )
+        )
     return results
 
 
-HINDSIGHT_NOTE = ("; p = 1 for a request whose session sends its next request within 600 s, else 0.001, in the "
-                  "learned policy's own scoring: how far a perfect continuation predictor would take it")
+HINDSIGHT_NOTE = (
+    "; p = 1 for a request whose session sends its next request within 600 s, else 0.001, in the "
+    "learned policy's own scoring: how far a perfect continuation predictor would take it"
+)
 
 
 def hindsight_probabilities(trace: Trace, horizon_s: float = LearnedOptions().horizon_s) -> np.ndarray:
@@ -207,8 +312,14 @@ def _median_wall(cmd: list[str], repeats: int) -> float:
 def run() -> list[Result]:
     """Every replay benchmark; about 3 minutes on 2 shared cores."""
     trace = read_mooncake(TRACE)
-    return [bench_kernel(trace), bench_process(), bench_mrc(trace), bench_sweep(), bench_rss(),
-            *bench_reduction(trace)]
+    return [
+        bench_kernel(trace),
+        bench_process(),
+        bench_mrc(trace),
+        bench_sweep(),
+        bench_rss(),
+        *bench_reduction(trace),
+    ]
 
 
 if __name__ == "__main__":

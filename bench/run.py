@@ -92,7 +92,9 @@ def main(argv: list[str]) -> int:
     """Run the benchmark modules named in argv (default: all) and write the reports."""
     import bench
 
-    names = argv or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
+    names = argv or sorted(
+        m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_")
+    )
     results: list[Result] = []
     for name in names:
         print(f"bench: {name} …", file=sys.stderr, flush=True)

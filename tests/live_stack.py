@@ -47,7 +47,9 @@ class LiveStack:
         """Poll until every pod has NUM_SCRAPES_NEEDED scrapes stored."""
         deadline = time.monotonic() + READY_TIMEOUT_S
         while self.num_scrapes() < NUM_SCRAPES_NEEDED:
-            assert time.monotonic() < deadline, f"Prometheus stored < {NUM_SCRAPES_NEEDED} scrapes in {READY_TIMEOUT_S} s"
+            assert time.monotonic() < deadline, (
+                f"Prometheus stored < {NUM_SCRAPES_NEEDED} scrapes in {READY_TIMEOUT_S} s"
+            )
             time.sleep(0.5)
         return self.prometheus
 

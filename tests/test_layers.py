@@ -11,8 +11,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dashboard"
 
 # Rank of each layer: a module may import dashboard layers of lower or equal rank only.
 RANKS = {
-    "core": 0, "engine": 1, "ingest": 2, "store": 3, "services": 4,
-    "commands": 5, "cli": 5, "ui": 5, "app_pages": 6, "app": 7, "__main__": 8, "__init__": 0,
+    "core": 0,
+    "engine": 1,
+    "ingest": 2,
+    "store": 3,
+    "services": 4,
+    "commands": 5,
+    "cli": 5,
+    "ui": 5,
+    "app_pages": 6,
+    "app": 7,
+    "__main__": 8,
+    "__init__": 0,
 }
 # Third-party packages only some layers may use.
 ONLY_IN = {

@@ -23,7 +23,8 @@ print(len(run_query(store, 'hit_rate', start=0, end=60, step=60)))
 def test_wheel_ships_the_queries_and_works_outside_the_checkout(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     wheel = next(tmp_path.glob("kvscope-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
@@ -32,7 +33,11 @@ def test_wheel_ships_the_queries_and_works_outside_the_checkout(tmp_path):
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
     out = subprocess.run(
-        [sys.executable, "-c", SMOKE, str(unpacked)], cwd=tmp_path, env={"PYTHONPATH": str(unpacked)},
-        check=True, capture_output=True, text=True,
+        [sys.executable, "-c", SMOKE, str(unpacked)],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(unpacked)},
+        check=True,
+        capture_output=True,
+        text=True,
     )
     assert out.stdout.strip() == "0"

@@ -28,31 +28,59 @@ def body() -> None:
     with left:
         widgets.chart(charts.hit_rate_chart(rates, "gpu", all_pods), notes, missing, ("prefix_cache_hits",))
     with right:
-        widgets.chart(charts.hit_rate_chart(rates, "offload", all_pods), notes, missing,
-                      ("external_prefix_cache_hits",))
+        widgets.chart(
+            charts.hit_rate_chart(rates, "offload", all_pods), notes, missing, ("external_prefix_cache_hits",)
+        )
 
     left, right = st.columns(2)
     with left:
-        widgets.chart(charts.ttft_quantile_chart(cached.frame(path, "ttft_quantiles", tr)), notes, missing,
-                      ("ttft_seconds",))
+        widgets.chart(
+            charts.ttft_quantile_chart(cached.frame(path, "ttft_quantiles", tr)),
+            notes,
+            missing,
+            ("ttft_seconds",),
+        )
     with right:
-        widgets.chart(charts.ttft_distribution_chart(cached.frame(path, "ttft_distribution", tr)), None,
-                      missing, ("ttft_seconds",))
+        widgets.chart(
+            charts.ttft_distribution_chart(cached.frame(path, "ttft_distribution", tr)),
+            None,
+            missing,
+            ("ttft_seconds",),
+        )
 
     st.subheader("KV tiers")
     left, right = st.columns(2)
     with left:
-        widgets.chart(charts.kv_usage_chart(cached.frame(path, "kv_usage", tr, pods_key), all_pods), notes,
-                      missing, ("kv_cache_usage",))
-        widgets.chart(charts.capacity_chart(cached.frame(path, "capacity")), None, missing,
-                      ("cache_config_info",))
-        widgets.chart(charts.hit_rate_chart(rates, "lmcache", all_pods), notes, missing, ("lmcache_hit_tokens",),
-                      optional=True)
+        widgets.chart(
+            charts.kv_usage_chart(cached.frame(path, "kv_usage", tr, pods_key), all_pods),
+            notes,
+            missing,
+            ("kv_cache_usage",),
+        )
+        widgets.chart(
+            charts.capacity_chart(cached.frame(path, "capacity")), None, missing, ("cache_config_info",)
+        )
+        widgets.chart(
+            charts.hit_rate_chart(rates, "lmcache", all_pods),
+            notes,
+            missing,
+            ("lmcache_hit_tokens",),
+            optional=True,
+        )
     with right:
-        widgets.chart(charts.offload_traffic_chart(cached.frame(path, "offload_traffic", tr, pods_key)), notes,
-                      missing, ("kv_offload_store_bytes", "kv_offload_transfer_bytes"))
-        widgets.chart(charts.tier_occupancy_chart(cached.frame(path, "tier_occupancy", tr, pods_key)), notes,
-                      missing, ("lmcache_cpu_usage",), optional=True)
+        widgets.chart(
+            charts.offload_traffic_chart(cached.frame(path, "offload_traffic", tr, pods_key)),
+            notes,
+            missing,
+            ("kv_offload_store_bytes", "kv_offload_transfer_bytes"),
+        )
+        widgets.chart(
+            charts.tier_occupancy_chart(cached.frame(path, "tier_occupancy", tr, pods_key)),
+            notes,
+            missing,
+            ("lmcache_cpu_usage",),
+            optional=True,
+        )
         st.caption(
             "Only LMCache reports resident bytes; vLLM's native CPU tier shows capacity "
             "(`vllm:kv_offload_config_info`) and store/load traffic, not occupancy."
@@ -64,7 +92,9 @@ def body() -> None:
     with left:
         widgets.chart(charts.routing_chart(routes, all_pods), notes, missing, ("epp_scheduler_attempts",))
     with right:
-        widgets.chart(charts.routing_total_chart(routes, all_pods), None, missing, ("epp_scheduler_attempts",))
+        widgets.chart(
+            charts.routing_total_chart(routes, all_pods), None, missing, ("epp_scheduler_attempts",)
+        )
 
 
 body()

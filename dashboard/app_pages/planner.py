@@ -13,11 +13,15 @@ from dashboard.ui.export import caption_text, export_buttons
 from dashboard.ui.theme import PLOTLY_CONFIG
 
 st.header("Capacity planner")
-st.caption("How much HBM and CPU-tier DRAM per pod, how many pods and which hardware meet a target on this "
-           "workload — pooled LRU over the pods, TTFT from the latency model (docs/planner.md).")
+st.caption(
+    "How much HBM and CPU-tier DRAM per pod, how many pods and which hardware meet a target on this "
+    "workload — pooled LRU over the pods, TTFT from the latency model (docs/planner.md)."
+)
 
 path = str(cached.store_path())
-upload = st.file_uploader("Your hardware/model profiles (TOML, optional)", type=["toml"], key="planner_profiles")
+upload = st.file_uploader(
+    "Your hardware/model profiles (TOML, optional)", type=["toml"], key="planner_profiles"
+)
 digest = ""
 if upload is not None:
     try:
@@ -28,27 +32,64 @@ if upload is not None:
         st.error(str(exc))
 
 cols = st.columns(3)
-trace_key = cols[0].selectbox("Trace", planner_cached.trace_choices(path), key="planner_trace", bind="query-params",
-                              help="the embedded sample workload, or a trace imported with kvscope import-trace")
-target = cols[1].selectbox("Target", planner.TARGETS, key="planner_target", bind="query-params",
-                           help="hit: token hit ratio; ttft-pXX: that TTFT quantile (options are URL values)")
+trace_key = cols[0].selectbox(
+    "Trace",
+    planner_cached.trace_choices(path),
+    key="planner_trace",
+    bind="query-params",
+    help="the embedded sample workload, or a trace imported with kvscope import-trace",
+)
+target = cols[1].selectbox(
+    "Target",
+    planner.TARGETS,
+    key="planner_target",
+    bind="query-params",
+    help="hit: token hit ratio; ttft-pXX: that TTFT quantile (options are URL values)",
+)
 if target == "hit":
-    value = cols[2].number_input("Token hit ratio at least", 0.01, 0.99, 0.8, 0.05, key="planner_hit",
-                                 bind="query-params")
+    value = cols[2].number_input(
+        "Token hit ratio at least", 0.01, 0.99, 0.8, 0.05, key="planner_hit", bind="query-params"
+    )
 else:
-    value = cols[2].number_input("TTFT at most (s)", 0.001, 600.0, 0.5, 0.05, key="planner_ttft",
-                                 bind="query-params")
+    value = cols[2].number_input(
+        "TTFT at most (s)", 0.001, 600.0, 0.5, 0.05, key="planner_ttft", bind="query-params"
+    )
 cols = st.columns([2, 1, 1, 1])
-hardware = cols[0].multiselect("Hardware side by side", list(profiles.HARDWARE), list(planner.DEFAULT_HARDWARE),
-                               key="planner_hardware", bind="query-params")
-model = cols[1].selectbox("Model", list(profiles.MODELS), index=list(profiles.MODELS).index("llama-3.1-8b"),
-                          key="planner_model", bind="query-params")
-price = cols[2].number_input("$ per GPU-hour", 0.0, 1000.0, 2.5, 0.25, key="planner_price", bind="query-params")
-cpu_share = cols[3].slider("CPU tier: share of host DRAM", 0.0, 1.0, planner.CPU_SHARE, 0.05,
-                           key="planner_cpu_share", bind="query-params")
+hardware = cols[0].multiselect(
+    "Hardware side by side",
+    list(profiles.HARDWARE),
+    list(planner.DEFAULT_HARDWARE),
+    key="planner_hardware",
+    bind="query-params",
+)
+model = cols[1].selectbox(
+    "Model",
+    list(profiles.MODELS),
+    index=list(profiles.MODELS).index("llama-3.1-8b"),
+    key="planner_model",
+    bind="query-params",
+)
+price = cols[2].number_input(
+    "$ per GPU-hour", 0.0, 1000.0, 2.5, 0.25, key="planner_price", bind="query-params"
+)
+cpu_share = cols[3].slider(
+    "CPU tier: share of host DRAM",
+    0.0,
+    1.0,
+    planner.CPU_SHARE,
+    0.05,
+    key="planner_cpu_share",
+    bind="query-params",
+)
 
-req = planner.PlanRequest(target=target, target_value=float(value), hardware=tuple(hardware), model=model,
-                          price_per_gpu_hour=float(price), cpu_share=float(cpu_share))
+req = planner.PlanRequest(
+    target=target,
+    target_value=float(value),
+    hardware=tuple(hardware),
+    model=model,
+    price_per_gpu_hour=float(price),
+    cpu_share=float(cpu_share),
+)
 try:
     req.validate()
     result = planner_cached.plan(path, trace_key, req, digest)
@@ -59,11 +100,20 @@ except ValueError as exc:
 st.dataframe(planner_charts.plan_table(result), hide_index=True, width="stretch")
 curve = planner_charts.plan_curve_chart(result)
 st.plotly_chart(curve, theme=None, config=PLOTLY_CONFIG, width="stretch", key="planner_curve")
-export_buttons(curve, caption_text(*planner.caption_parts(result)), key="planner_export", filename="kvscope-plan")
+export_buttons(
+    curve, caption_text(*planner.caption_parts(result)), key="planner_export", filename="kvscope-plan"
+)
 tiers = planner.tier_ttft_by_length(req.hardware, req.model)
-st.plotly_chart(planner_charts.tier_ttft_chart(tiers, req.model), theme=None, config=PLOTLY_CONFIG, width="stretch",
-                key="planner_tiers")
-st.caption(f"A CPU-tier hit costs its load over the host link: NVLink-C2C (GH200, 450 GB/s each way) against "
-           f"PCIe Gen5 (H100/H200, ~54 GB/s measured). Planned in {result.elapsed_s:.2f} s. Same plan on the "
-           f"command line: `kvscope plan {'' if trace_key == 'sample' else f'--trace {trace_key} '}--target {target}={value:g} --hardware {' '.join(hardware)} --model "
-           f"{model} --price-per-gpu-hour {price:g} --cpu-share {cpu_share:g}`")
+st.plotly_chart(
+    planner_charts.tier_ttft_chart(tiers, req.model),
+    theme=None,
+    config=PLOTLY_CONFIG,
+    width="stretch",
+    key="planner_tiers",
+)
+st.caption(
+    f"A CPU-tier hit costs its load over the host link: NVLink-C2C (GH200, 450 GB/s each way) against "
+    f"PCIe Gen5 (H100/H200, ~54 GB/s measured). Planned in {result.elapsed_s:.2f} s. Same plan on the "
+    f"command line: `kvscope plan {'' if trace_key == 'sample' else f'--trace {trace_key} '}--target {target}={value:g} --hardware {' '.join(hardware)} --model "
+    f"{model} --price-per-gpu-hour {price:g} --cpu-share {cpu_share:g}`"
+)

@@ -15,7 +15,9 @@ from dashboard.core.config import DB_ENV_VAR, default_db_path
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
     """--db PATH, defaulting to $KVSCOPE_DB or ./data/kvscope.duckdb."""
     parser.add_argument(
-        "--db", type=Path, default=None,
+        "--db",
+        type=Path,
+        default=None,
         help=f"DuckDB store path (default: ${DB_ENV_VAR} or {default_db_path()})",
     )
 

@@ -19,11 +19,21 @@ STORED_TRACES_MODULE = "dashboard.services.traces"  # load_stored_trace(store, n
 
 def add_trace_arguments(parser: argparse.ArgumentParser) -> None:
     """TRACE path plus --format and --block-tokens."""
-    parser.add_argument("trace", help="trace file (Mooncake/Bailian JSONL, requests.parquet) or a stored trace name")
-    parser.add_argument("--format", choices=sorted(READERS), default=None,
-                        help="trace format (default: sniffed from the file)")
-    parser.add_argument("--block-tokens", type=int, default=None,
-                        help="tokens per block (default: the format's: Mooncake 512, Bailian 16, parquet's column)")
+    parser.add_argument(
+        "trace", help="trace file (Mooncake/Bailian JSONL, requests.parquet) or a stored trace name"
+    )
+    parser.add_argument(
+        "--format",
+        choices=sorted(READERS),
+        default=None,
+        help="trace format (default: sniffed from the file)",
+    )
+    parser.add_argument(
+        "--block-tokens",
+        type=int,
+        default=None,
+        help="tokens per block (default: the format's: Mooncake 512, Bailian 16, parquet's column)",
+    )
 
 
 def load_trace(args: argparse.Namespace) -> Trace:

@@ -20,18 +20,30 @@ HELP = "pull metrics from Prometheus (or scrape /metrics directly) into the stor
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Source, auth, selection and timing flags."""
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--prometheus", metavar="URL",
-                        help="PromQL-compatible API base URL (or $KVSCOPE_PROMETHEUS_URL, secrets.toml)")
-    source.add_argument("--scrape", metavar="[POD=]URL", nargs="+", help="/metrics endpoints to poll directly")
+    source.add_argument(
+        "--prometheus",
+        metavar="URL",
+        help="PromQL-compatible API base URL (or $KVSCOPE_PROMETHEUS_URL, secrets.toml)",
+    )
+    source.add_argument(
+        "--scrape", metavar="[POD=]URL", nargs="+", help="/metrics endpoints to poll directly"
+    )
     add_db_argument(parser)
     parser.add_argument("--since", default="1h", help="how far back the first pull reaches (default 1h)")
     parser.add_argument("--interval", default="15s", help="time between pulls (default 15s)")
     parser.add_argument("--once", action="store_true", help="pull once and exit")
     parser.add_argument("--token-file", help="file holding a bearer token (or $KVSCOPE_PROMETHEUS_TOKEN)")
     parser.add_argument("--ca-bundle", help="CA certificates to verify the server with")
-    parser.add_argument("--insecure-skip-verify", action="store_true", help="do not verify TLS (not recommended)")
-    parser.add_argument("--match", action="append", default=[], metavar="LABEL=VALUE",
-                        help="label matcher for the cluster slice (=, !=, =~, !~); repeatable")
+    parser.add_argument(
+        "--insecure-skip-verify", action="store_true", help="do not verify TLS (not recommended)"
+    )
+    parser.add_argument(
+        "--match",
+        action="append",
+        default=[],
+        metavar="LABEL=VALUE",
+        help="label matcher for the cluster slice (=, !=, =~, !~); repeatable",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +75,10 @@ def _collector(args: argparse.Namespace) -> Collector:
         targets = tuple(parse_target(t) for t in args.scrape)
         return Collector(store, targets=targets, since_s=since_s, interval_s=interval_s)
     config = load_config(
-        url=args.prometheus, token_file=args.token_file, ca_bundle=args.ca_bundle,
-        verify_tls=False if args.insecure_skip_verify else None, matchers=matchers,
+        url=args.prometheus,
+        token_file=args.token_file,
+        ca_bundle=args.ca_bundle,
+        verify_tls=False if args.insecure_skip_verify else None,
+        matchers=matchers,
     )
     return Collector(store, prometheus_config=config, since_s=since_s, interval_s=interval_s)

@@ -17,10 +17,16 @@ HELP = "read a trace file (Mooncake, Bailian, requests.parquet, OpenAI chat log)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """TRACE, --format, --name, --block-tokens, --json, --db."""
     parser.add_argument("trace", help="trace file")
-    parser.add_argument("--format", choices=sorted(READERS), default=None, help="trace format (default: sniffed)")
+    parser.add_argument(
+        "--format", choices=sorted(READERS), default=None, help="trace format (default: sniffed)"
+    )
     parser.add_argument("--name", required=True, help="unique name to store the trace under")
-    parser.add_argument("--block-tokens", type=int, default=None,
-                        help="tokens per block (default: the format's: Mooncake 512, Bailian 16, openai-chat 16)")
+    parser.add_argument(
+        "--block-tokens",
+        type=int,
+        default=None,
+        help="tokens per block (default: the format's: Mooncake 512, Bailian 16, openai-chat 16)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_db_argument(parser)
 
@@ -38,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(info.to_dict())
     else:
-        print(f"imported {info.name!r} ({info.format}): {info.num_requests:,} requests, "
-              f"{info.num_block_accesses:,} block accesses, {info.num_blocks:,} blocks of {info.block_tokens} tokens")
+        print(
+            f"imported {info.name!r} ({info.format}): {info.num_requests:,} requests, "
+            f"{info.num_block_accesses:,} block accesses, {info.num_blocks:,} blocks of {info.block_tokens} tokens"
+        )
     return 0

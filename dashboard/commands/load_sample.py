@@ -16,8 +16,12 @@ HELP = "load the embedded sample dataset (or --dir) into the store"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--db, --dir, --if-empty."""
     add_db_argument(parser)
-    parser.add_argument("--dir", type=Path, default=SAMPLE_DATA_DIR, help="interchange folder (default: embedded sample)")
-    parser.add_argument("--if-empty", action="store_true", help="do nothing when the store already holds samples")
+    parser.add_argument(
+        "--dir", type=Path, default=SAMPLE_DATA_DIR, help="interchange folder (default: embedded sample)"
+    )
+    parser.add_argument(
+        "--if-empty", action="store_true", help="do nothing when the store already holds samples"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,13 +19,17 @@ HELP = "hit ratio versus cache capacity (exact one-pass LRU curve; other policie
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """TRACE, --format, --block-tokens, --policy, --workers, --points, --capacities, --json, --db."""
     add_trace_arguments(parser)
-    parser.add_argument("--policy", default="lru",
-                        help=f"eviction policy: {', '.join(policy_names())} (LRU: exact one pass; others: one replay "
-                             "per capacity)")
+    parser.add_argument(
+        "--policy",
+        default="lru",
+        help=f"eviction policy: {', '.join(policy_names())} (LRU: exact one pass; others: one replay "
+        "per capacity)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes for non-LRU curves (default 2)")
     parser.add_argument("--points", type=int, default=50, help="log-spaced capacities (default 50)")
-    parser.add_argument("--capacities", default=None,
-                        help="comma-separated capacities in blocks instead of the log grid")
+    parser.add_argument(
+        "--capacities", default=None, help="comma-separated capacities in blocks instead of the log grid"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_db_argument(parser)
 
@@ -36,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--points must be at least 2, got {args.points}")
     policy_info(args.policy)
     trace = load_trace(args)
-    caps = _capacities(args.capacities) if args.capacities else default_capacities(trace.num_blocks, args.points)
+    caps = (
+        _capacities(args.capacities) if args.capacities else default_capacities(trace.num_blocks, args.points)
+    )
     curve = policy_curve(trace, args.policy, caps, args.workers)
     if args.json:
         emit_json(curve.to_dict())

@@ -21,28 +21,70 @@ SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--trace, --target, --hardware, --model, --price-per-gpu-hour, --profiles, --png, --html, --json."""
-    parser.add_argument("--trace", default=str(SAMPLE_TRACE),
-                        help="trace file or stored trace name (default: the embedded sample workload)")
-    parser.add_argument("--format", choices=sorted(READERS), default=None, help="trace format (default: sniffed)")
-    parser.add_argument("--block-tokens", type=int, default=None, help="tokens per block (default: the format's)")
-    parser.add_argument("--target", default="hit=0.8",
-                        help="hit=R (token hit ratio ≥ R) or ttft-p50|ttft-p90|ttft-p99=S (that TTFT quantile "
-                             "≤ S seconds); default hit=0.8")
-    parser.add_argument("--hardware", nargs="+", default=list(planner.DEFAULT_HARDWARE), metavar="H",
-                        help=f"hardware options side by side (default: {' '.join(planner.DEFAULT_HARDWARE)}; "
-                             f"built in: {', '.join(profiles.HARDWARE)})")
-    parser.add_argument("--model", default="llama-3.1-8b", help=f"model profile (built in: {', '.join(profiles.MODELS)})")
-    parser.add_argument("--price-per-gpu-hour", type=float, default=None, metavar="USD",
-                        help="price of one GPU-hour for every option (default: each profile's price_per_gpu_hour)")
-    parser.add_argument("--cpu-share", type=float, default=planner.CPU_SHARE,
-                        help=f"share of host DRAM given to the CPU KV tier, 0 = no CPU tier (default {planner.CPU_SHARE})")
-    parser.add_argument("--max-pods", type=int, default=planner.MAX_PODS,
-                        help=f"largest pod count to consider (default {planner.MAX_PODS})")
-    parser.add_argument("--profiles", type=Path, default=None, metavar="FILE.toml",
-                        help="extra [hardware.NAME] / [model.NAME] profiles (docs/planner.md)")
-    parser.add_argument("--png", type=Path, default=None, metavar="FILE", help="write the plan chart as a captioned PNG")
-    parser.add_argument("--html", type=Path, default=None, metavar="FILE",
-                        help="write the plan chart as one self-contained captioned HTML file")
+    parser.add_argument(
+        "--trace",
+        default=str(SAMPLE_TRACE),
+        help="trace file or stored trace name (default: the embedded sample workload)",
+    )
+    parser.add_argument(
+        "--format", choices=sorted(READERS), default=None, help="trace format (default: sniffed)"
+    )
+    parser.add_argument(
+        "--block-tokens", type=int, default=None, help="tokens per block (default: the format's)"
+    )
+    parser.add_argument(
+        "--target",
+        default="hit=0.8",
+        help="hit=R (token hit ratio ≥ R) or ttft-p50|ttft-p90|ttft-p99=S (that TTFT quantile "
+        "≤ S seconds); default hit=0.8",
+    )
+    parser.add_argument(
+        "--hardware",
+        nargs="+",
+        default=list(planner.DEFAULT_HARDWARE),
+        metavar="H",
+        help=f"hardware options side by side (default: {' '.join(planner.DEFAULT_HARDWARE)}; "
+        f"built in: {', '.join(profiles.HARDWARE)})",
+    )
+    parser.add_argument(
+        "--model", default="llama-3.1-8b", help=f"model profile (built in: {', '.join(profiles.MODELS)})"
+    )
+    parser.add_argument(
+        "--price-per-gpu-hour",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="price of one GPU-hour for every option (default: each profile's price_per_gpu_hour)",
+    )
+    parser.add_argument(
+        "--cpu-share",
+        type=float,
+        default=planner.CPU_SHARE,
+        help=f"share of host DRAM given to the CPU KV tier, 0 = no CPU tier (default {planner.CPU_SHARE})",
+    )
+    parser.add_argument(
+        "--max-pods",
+        type=int,
+        default=planner.MAX_PODS,
+        help=f"largest pod count to consider (default {planner.MAX_PODS})",
+    )
+    parser.add_argument(
+        "--profiles",
+        type=Path,
+        default=None,
+        metavar="FILE.toml",
+        help="extra [hardware.NAME] / [model.NAME] profiles (docs/planner.md)",
+    )
+    parser.add_argument(
+        "--png", type=Path, default=None, metavar="FILE", help="write the plan chart as a captioned PNG"
+    )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the plan chart as one self-contained captioned HTML file",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_db_argument(parser)
 
@@ -54,9 +96,15 @@ def run(args: argparse.Namespace) -> int:
     if args.max_pods < 1:
         raise ValueError(f"--max-pods must be at least 1, got {args.max_pods}")
     target, value = planner.parse_target(args.target)
-    req = planner.PlanRequest(target=target, target_value=value, hardware=tuple(args.hardware), model=args.model,
-                              price_per_gpu_hour=args.price_per_gpu_hour, cpu_share=args.cpu_share,
-                              max_pods=args.max_pods)
+    req = planner.PlanRequest(
+        target=target,
+        target_value=value,
+        hardware=tuple(args.hardware),
+        model=args.model,
+        price_per_gpu_hour=args.price_per_gpu_hour,
+        cpu_share=args.cpu_share,
+        max_pods=args.max_pods,
+    )
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
     result = planner.plan(load_trace(args), req)
     if args.png or args.html:
@@ -88,17 +136,23 @@ def _export(result: planner.Plan, png: Path | None, html: Path | None) -> int:
 
 def _print_table(result: planner.Plan) -> None:
     req = result.request
-    print(f"{planner.describe_target(req)} · {req.model} · {result.num_requests:,} requests "
-          f"from {result.trace_source}")
+    print(
+        f"{planner.describe_target(req)} · {req.model} · {result.num_requests:,} requests "
+        f"from {result.trace_source}"
+    )
     head = ("hardware", "HBM KV/pod", "CPU KV/pod", "CPU-hit TTFT", "pods", "token hit", "TTFT p90", "$/hour")
-    print(f"{head[0]:<12} {head[1]:>11} {head[2]:>11} {head[3]:>13} {head[4]:>6} {head[5]:>10} {head[6]:>9} "
-          f"{head[7]:>9}")
+    print(
+        f"{head[0]:<12} {head[1]:>11} {head[2]:>11} {head[3]:>13} {head[4]:>6} {head[5]:>10} {head[6]:>9} "
+        f"{head[7]:>9}"
+    )
     for o in result.options:
         p = o.point
         cost = f"{o.cost_per_hour:,.2f}" if o.cost_per_hour is not None else "-"
         hit = f"{p.token_hit_ratio:.1%}" if p else "-"
         p90 = f"{p.ttft_s['p90']:.3f}s" if p else "-"
         pods = str(o.num_pods) if o.num_pods else "-"
-        print(f"{o.hardware:<12} {o.hbm_kv_bytes_per_pod / 1e9:>9.1f}GB {o.cpu_kv_bytes_per_pod / 1e9:>9.1f}GB "
-              f"{o.cpu_hit_ttft_s * 1000:>10.0f} ms {pods:>6} {hit:>10} {p90:>9} {cost:>9}"
-              + (f"  ({o.note})" if o.note else ""))
+        print(
+            f"{o.hardware:<12} {o.hbm_kv_bytes_per_pod / 1e9:>9.1f}GB {o.cpu_kv_bytes_per_pod / 1e9:>9.1f}GB "
+            f"{o.cpu_hit_ttft_s * 1000:>10.0f} ms {pods:>6} {hit:>10} {p90:>9} {cost:>9}"
+            + (f"  ({o.note})" if o.note else "")
+        )

@@ -20,7 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", help="query name, e.g. hit_rate or ttft_quantiles (file queries/NAME.sql)")
     add_db_argument(parser)
     parser.add_argument(
-        "--param", action="append", default=[], metavar="KEY=VALUE",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="a named parameter; times are ISO-8601 or epoch seconds (UTC), lists comma-separated",
     )
     parser.add_argument("--format", choices=("json", "csv", "table"), default="table", help="output format")

@@ -21,17 +21,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_trace_arguments(parser)
     parser.add_argument("--pods", type=int, default=1, help="number of pods (default 1)")
     parser.add_argument("--router", default="round_robin", help=f"router: {', '.join(router_names())}")
-    parser.add_argument("--policy", default="lru", help=f"eviction policy of every tier: {', '.join(policy_names())}")
+    parser.add_argument(
+        "--policy", default="lru", help=f"eviction policy of every tier: {', '.join(policy_names())}"
+    )
     parser.add_argument("--hbm-blocks", type=int, default=None, help="HBM (GPU) capacity per pod, blocks")
-    parser.add_argument("--hardware", default=None, help=f"size HBM from a profile: {', '.join(profiles.HARDWARE)}")
+    parser.add_argument(
+        "--hardware", default=None, help=f"size HBM from a profile: {', '.join(profiles.HARDWARE)}"
+    )
     parser.add_argument("--model", default=None, help=f"model profile: {', '.join(profiles.MODELS)}")
     parser.add_argument("--cpu-blocks", type=int, default=0, help="CPU DRAM tier per pod, blocks (0 = none)")
     parser.add_argument("--disk-blocks", type=int, default=0, help="disk tier per pod, blocks (0 = none)")
     parser.add_argument("--seed", type=int, default=0, help="seed for the random router")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_db_argument(parser)
-    parser.add_argument("--save", default=None, metavar="NAME",
-                        help="store the result in the --db store under NAME (replaces an earlier NAME)")
+    parser.add_argument(
+        "--save",
+        default=None,
+        metavar="NAME",
+        help="store the result in the --db store under NAME (replaces an earlier NAME)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,8 +52,14 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--save needs a non-empty name")
     trace = load_trace(args)
     req = ReplayRequest(
-        num_pods=args.pods, router=args.router, policy=args.policy, hbm_blocks=args.hbm_blocks,
-        hardware=args.hardware, model=args.model, cpu_blocks=args.cpu_blocks, disk_blocks=args.disk_blocks,
+        num_pods=args.pods,
+        router=args.router,
+        policy=args.policy,
+        hbm_blocks=args.hbm_blocks,
+        hardware=args.hardware,
+        model=args.model,
+        cpu_blocks=args.cpu_blocks,
+        disk_blocks=args.disk_blocks,
         seed=args.seed,
     )
     summary = run_replay(trace, req)
@@ -59,8 +73,10 @@ def run(args: argparse.Namespace) -> int:
     for tier, hits in summary.tiers.items():
         print(f"  {tier:<5} {hits['block_hits']:>12,} blocks {hits['token_hits']:>14,} tokens")
     t = summary.ttft_s
-    print(f"TTFT p50 {t['p50']:.3f} s, p90 {t['p90']:.3f} s, p99 {t['p99']:.3f} s; "
-          f"load imbalance {summary.load_imbalance:.2f}; engine {summary.elapsed_s:.3f} s")
+    print(
+        f"TTFT p50 {t['p50']:.3f} s, p90 {t['p90']:.3f} s, p99 {t['p99']:.3f} s; "
+        f"load imbalance {summary.load_imbalance:.2f}; engine {summary.elapsed_s:.3f} s"
+    )
     return 0
 
 

@@ -14,7 +14,9 @@ HELP = "regenerate the sample dataset: 8 pods, 15 s scrapes, routing switch, res
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--out, --seed, --hours."""
-    parser.add_argument("--out", type=Path, default=Path("sample_data"), help="output folder (default sample_data)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("sample_data"), help="output folder (default sample_data)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
     parser.add_argument("--hours", type=float, default=6.0, help="simulated hours (default 6)")
 

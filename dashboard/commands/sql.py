@@ -18,10 +18,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sql", help='one SELECT statement, e.g. "SELECT name, num_requests FROM traces"')
     add_db_argument(parser)
     parser.add_argument("--format", choices=("json", "csv", "table"), default="table", help="output format")
-    parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
-                        help=f"row cap (default {DEFAULT_MAX_ROWS:,}); a longer result is cut and says so on stderr")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                        help=f"time limit in seconds (default {DEFAULT_TIMEOUT_S:g}); the query is interrupted past it")
+    parser.add_argument(
+        "--max-rows",
+        type=int,
+        default=DEFAULT_MAX_ROWS,
+        help=f"row cap (default {DEFAULT_MAX_ROWS:,}); a longer result is cut and says so on stderr",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"time limit in seconds (default {DEFAULT_TIMEOUT_S:g}); the query is interrupted past it",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,5 +39,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_sql(db_path(args), args.sql, max_rows=args.max_rows, timeout_s=args.timeout)
     print_frame(result.frame, args.format)
     if result.is_truncated:
-        print(f"kvscope sql: note: only the first {result.max_rows:,} rows are shown (--max-rows)", file=sys.stderr)
+        print(
+            f"kvscope sql: note: only the first {result.max_rows:,} rows are shown (--max-rows)",
+            file=sys.stderr,
+        )
     return 0

@@ -16,18 +16,33 @@ from dashboard.store.db import open_store
 
 NAME = "sweep"
 HELP = "replay a trace under every combination of a grid file's parameters (process pool, stored in the db)"
-COLUMNS = ("pods", "router", "policy", "hbm", "cpu", "disk", "block_hit", "token_hit", "ttft_p50_s", "ttft_p99_s",
-           "imbalance")
+COLUMNS = (
+    "pods",
+    "router",
+    "policy",
+    "hbm",
+    "cpu",
+    "disk",
+    "block_hit",
+    "token_hit",
+    "ttft_p50_s",
+    "ttft_p99_s",
+    "imbalance",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """TRACE, --grid, --workers, --name, --db, --json."""
     add_trace_arguments(parser)
-    parser.add_argument("--grid", required=True, help="TOML or JSON file: parameter = [values] (see docs/whatif.md)")
+    parser.add_argument(
+        "--grid", required=True, help="TOML or JSON file: parameter = [values] (see docs/whatif.md)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--name", default=None, help="sweep name in the store (default: the grid's name or file stem)")
+    parser.add_argument(
+        "--name", default=None, help="sweep name in the store (default: the grid's name or file stem)"
+    )
     parser.add_argument("--no-save", action="store_true", help="do not store the results")
-    parser.add_argument("--json", action="store_true", help="print one JSON object {\"configs\": [...]}")
+    parser.add_argument("--json", action="store_true", help='print one JSON object {"configs": [...]}')
     add_db_argument(parser)
 
 
@@ -51,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             store.close()
     if args.json:
-        emit_json({"name": args.name or grid.name, "wall_s": wall_s, "configs": [s.to_dict() for s in summaries]})
+        emit_json(
+            {"name": args.name or grid.name, "wall_s": wall_s, "configs": [s.to_dict() for s in summaries]}
+        )
         return 0
     print(" ".join(f"{c:>12}" for c in COLUMNS))
     for s in summaries:
@@ -62,6 +79,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _row(s: ReplaySummary) -> list[str]:
     c = s.config
-    return [str(c["num_pods"]), c["router"], c["policy"], f"{c['hbm_blocks']:,}", f"{c['cpu_blocks']:,}",
-            f"{c['disk_blocks']:,}", f"{s.block_hit_ratio:.6f}", f"{s.token_hit_ratio:.6f}",
-            f"{s.ttft_s['p50']:.3f}", f"{s.ttft_s['p99']:.3f}", f"{s.load_imbalance:.2f}"]
+    return [
+        str(c["num_pods"]),
+        c["router"],
+        c["policy"],
+        f"{c['hbm_blocks']:,}",
+        f"{c['cpu_blocks']:,}",
+        f"{c['disk_blocks']:,}",
+        f"{s.block_hit_ratio:.6f}",
+        f"{s.token_hit_ratio:.6f}",
+        f"{s.ttft_s['p50']:.3f}",
+        f"{s.ttft_s['p99']:.3f}",
+        f"{s.load_imbalance:.2f}",
+    ]

@@ -33,8 +33,11 @@ class StackConfig:
 
 def stack_config(present: set[str], cache_config_labels: Iterable[Mapping[str, str]]) -> StackConfig:
     """Read the configuration from the metric names present and each pod's cache_config_info labels."""
-    sized = [labels.get("kv_offloading_backend", "") for labels in cache_config_labels
-             if str(labels.get("kv_offloading_size", "")).lower() not in _UNSET]
+    sized = [
+        labels.get("kv_offloading_backend", "")
+        for labels in cache_config_labels
+        if str(labels.get("kv_offloading_size", "")).lower() not in _UNSET
+    ]
     connector_families = ("kv_offload_config_info", "kv_offload_store_bytes", "kv_offload_transfer_bytes")
     offload = "native" in sized or any(catalog.resolve(k, present) for k in connector_families)
     lmcache = "lmcache" in sized or any(name.startswith("lmcache:") for name in present)

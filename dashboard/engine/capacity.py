@@ -48,7 +48,9 @@ def capacity_for_hit_ratio(curve: MissRatioCurve, target: float, metric: str = "
     return float(lo_c + (hi_c - lo_c) * (target - lo_r) / (hi_r - lo_r))
 
 
-def smallest_capacity(hit_ratio_at: Callable[[int], float], target: float, lo: int, hi: int) -> tuple[int | None, int]:
+def smallest_capacity(
+    hit_ratio_at: Callable[[int], float], target: float, lo: int, hi: int
+) -> tuple[int | None, int]:
     """Bisection: the smallest capacity in [lo, hi] whose hit ratio ≥ target, and how many evaluations it took.
 
     Assumes the ratio does not fall as capacity grows (true for LRU and the oracle, and close
@@ -73,13 +75,15 @@ def capacity_for_policy(trace: Trace, target: float, policy: str = "lru") -> int
         curve = lru_mrc(trace, np.arange(trace.num_blocks + 1))
         reached = np.flatnonzero(curve.block_hit_ratio >= target)
         return int(reached[0]) if reached.size else None
-    capacity, _ = smallest_capacity(lambda c: block_hit_ratio(replay_single_cache(trace, c, policy), trace),
-                                    target, 0, trace.num_blocks)
+    capacity, _ = smallest_capacity(
+        lambda c: block_hit_ratio(replay_single_cache(trace, c, policy), trace), target, 0, trace.num_blocks
+    )
     return capacity
 
 
-def space_reduction_vs_lru(trace: Trace, policy: str, lru_capacity_blocks: int,
-                           learned: LearnedOptions | None = None) -> SpaceReduction:
+def space_reduction_vs_lru(
+    trace: Trace, policy: str, lru_capacity_blocks: int, learned: LearnedOptions | None = None
+) -> SpaceReduction:
     """LPC's measure for policy at LRU capacity lru_capacity_blocks, by bisection over single-cache replays."""
     if lru_capacity_blocks <= 0:
         raise ValueError(f"lru_capacity_blocks must be positive, got {lru_capacity_blocks}")
@@ -97,10 +101,14 @@ def space_reduction_vs_lru(trace: Trace, policy: str, lru_capacity_blocks: int,
         capacity, _ = smallest_capacity(ratio_at, lru_ratio, lru_capacity_blocks, max(trace.num_blocks, 1))
     reduction = None if capacity is None else 1.0 - capacity / lru_capacity_blocks
     at = capacity if capacity is not None else max(trace.num_blocks, 1)
-    return SpaceReduction(policy, int(lru_capacity_blocks), lru_ratio, capacity, ratio_at(at), reduction, len(seen))
+    return SpaceReduction(
+        policy, int(lru_capacity_blocks), lru_ratio, capacity, ratio_at(at), reduction, len(seen)
+    )
 
 
-def reduction_from_curves(lru: MissRatioCurve, other: MissRatioCurve, lru_capacity_blocks: float) -> float | None:
+def reduction_from_curves(
+    lru: MissRatioCurve, other: MissRatioCurve, lru_capacity_blocks: float
+) -> float | None:
     """1 − C_p / C_lru read off two curves (interpolated); None if the other curve never reaches LRU's ratio."""
     caps = lru.capacity_blocks.astype(np.float64)
     target = float(np.interp(lru_capacity_blocks, caps, lru.block_hit_ratio))

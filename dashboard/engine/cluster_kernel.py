@@ -12,8 +12,9 @@ from dashboard.engine.policies.state import clear_cache
 
 
 @njit(cache=True, _nrt=False)
-def insert_cascade(st: tuple, first_cache: int, num_tiers: int, b: int, tick: int, info: tuple,
-                   enable_offload: bool) -> int:
+def insert_cascade(
+    st: tuple, first_cache: int, num_tiers: int, b: int, tick: int, info: tuple, enable_offload: bool
+) -> int:
     """Insert b into the top tier; each eviction is demoted one tier down. Returns blocks written below the top."""
     stored, t, cur = 0, 0, b
     while True:
@@ -30,10 +31,24 @@ def insert_cascade(st: tuple, first_cache: int, num_tiers: int, b: int, tick: in
 
 
 @njit(cache=True, _nrt=False)
-def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tuple, num_tiers: int,
-               view_base: int, tier_weight: np.ndarray, queue_len: np.ndarray, kv_util: np.ndarray,
-               counters: np.ndarray, rng: np.ndarray, affinity_pod: int, last_cold: np.ndarray,
-               matched: np.ndarray, ones: np.ndarray) -> tuple:
+def choose_pod(
+    rid: int,
+    weights: np.ndarray,
+    i: int,
+    blocks: np.ndarray,
+    st: tuple,
+    num_tiers: int,
+    view_base: int,
+    tier_weight: np.ndarray,
+    queue_len: np.ndarray,
+    kv_util: np.ndarray,
+    counters: np.ndarray,
+    rng: np.ndarray,
+    affinity_pod: int,
+    last_cold: np.ndarray,
+    matched: np.ndarray,
+    ones: np.ndarray,
+) -> tuple:
     """(pod, predicted match ratio) for request i under router rid; matched is per-pod scratch."""
     num_pods = queue_len.shape[0]
     m = blocks.shape[0]
@@ -47,7 +62,9 @@ def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tu
     if rid == R.LEAST_LOADED:
         best = 0
         for p in range(1, num_pods):
-            if queue_len[p] < queue_len[best] or (queue_len[p] == queue_len[best] and kv_util[p] < kv_util[best]):
+            if queue_len[p] < queue_len[best] or (
+                queue_len[p] == queue_len[best] and kv_util[p] < kv_util[best]
+            ):
                 best = p
         return best, 0.0
     for p in range(num_pods):
@@ -67,9 +84,19 @@ def choose_pod(rid: int, weights: np.ndarray, i: int, blocks: np.ndarray, st: tu
 
 
 @njit(cache=True, _nrt=False)
-def serve_request(st: tuple, info: tuple, first: int, tier_ids: np.ndarray, blocks: np.ndarray,
-                  next_use: np.ndarray, score: float, tick: int, enable_offload: bool,
-                  hit_row: np.ndarray, hit_tier: np.ndarray) -> tuple:
+def serve_request(
+    st: tuple,
+    info: tuple,
+    first: int,
+    tier_ids: np.ndarray,
+    blocks: np.ndarray,
+    next_use: np.ndarray,
+    score: float,
+    tick: int,
+    enable_offload: bool,
+    hit_row: np.ndarray,
+    hit_tier: np.ndarray,
+) -> tuple:
     """Staged lookup (hits into hit_row by TIER_NAMES index), then the tail-first update; (stored, tick).
 
     hit_tier is scratch of at least len(blocks) entries.
@@ -118,8 +145,9 @@ def restart_pod(st: tuple, pod: int, num_tiers: int, view_base: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def advance_load(now: float, starts: tuple, finishes: tuple, sizes: np.ndarray, queue_len: np.ndarray,
-                 inflight: np.ndarray) -> None:
+def advance_load(
+    now: float, starts: tuple, finishes: tuple, sizes: np.ndarray, queue_len: np.ndarray, inflight: np.ndarray
+) -> None:
     """Drop prefills that started and requests that finished by now from the per-pod load."""
     while sizes[0] > 0 and starts[0][0] <= now:
         queue_len[starts[1][0]] -= 1
@@ -130,9 +158,32 @@ def advance_load(now: float, starts: tuple, finishes: tuple, sizes: np.ndarray, 
 
 
 @njit(cache=True)
-def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, block_tokens, req_score, next_use,
-                affinity, st, info, num_pods, tier_ids, tier_weight, enable_offload, view_base, seg_time,
-                seg_router, seg_weights, seg_seed, ev_time, ev_pod, lat, hbm_capacity):
+def run_cluster(
+    arrival_s,
+    offsets,
+    block_ids,
+    input_tokens,
+    output_tokens,
+    block_tokens,
+    req_score,
+    next_use,
+    affinity,
+    st,
+    info,
+    num_pods,
+    tier_ids,
+    tier_weight,
+    enable_offload,
+    view_base,
+    seg_time,
+    seg_router,
+    seg_weights,
+    seg_seed,
+    ev_time,
+    ev_pod,
+    lat,
+    hbm_capacity,
+):
     """Replay every request in arrival order; returns the ReplayOutcome arrays in field order."""
     n, num_tiers = arrival_s.shape[0], tier_ids.shape[0]
     pod_of, stored = np.zeros(n, np.int32), np.zeros(n, np.int32)
@@ -164,12 +215,38 @@ def run_cluster(arrival_s, offsets, block_ids, input_tokens, output_tokens, bloc
             kv_util[p] = min(inflight[p] / hbm_capacity[p], 1.0) if hbm_capacity[p] > 0 else 1.0
         lo, hi = offsets[i], offsets[i + 1]
         blocks = block_ids[lo:hi]
-        pod, predicted[i] = choose_pod(seg_router[seg], seg_weights[seg], i, blocks, st, num_tiers, view_base,
-                                       tier_weight, queue_len, kv_util, counters, rng, affinity[i], last_cold,
-                                       matched, ones)
+        pod, predicted[i] = choose_pod(
+            seg_router[seg],
+            seg_weights[seg],
+            i,
+            blocks,
+            st,
+            num_tiers,
+            view_base,
+            tier_weight,
+            queue_len,
+            kv_util,
+            counters,
+            rng,
+            affinity[i],
+            last_cold,
+            matched,
+            ones,
+        )
         pod_of[i] = pod
-        stored[i], tick = serve_request(st, info, pod * num_tiers, tier_ids, blocks, next_use[lo:hi],
-                                        req_score[i], tick, enable_offload, hit_blocks[i], hit_tier)
+        stored[i], tick = serve_request(
+            st,
+            info,
+            pod * num_tiers,
+            tier_ids,
+            blocks,
+            next_use[lo:hi],
+            req_score[i],
+            tick,
+            enable_offload,
+            hit_blocks[i],
+            hit_tier,
+        )
         if view_base >= 0:
             for k in range(hi - lo - 1, -1, -1):
                 access(st, view_base + pod, blocks[k], tick, info)

@@ -27,8 +27,11 @@ class Dialect:
     connector: str = "offloading"  # vLLM's OffloadingConnector | lmcache
 
     def __post_init__(self) -> None:
-        for value, known, what in ((self.vllm, VLLM_NAMINGS, "vLLM naming"), (self.epp, EPP_NAMINGS, "EPP naming"),
-                                   (self.connector, CONNECTORS, "KV connector")):
+        for value, known, what in (
+            (self.vllm, VLLM_NAMINGS, "vLLM naming"),
+            (self.epp, EPP_NAMINGS, "EPP naming"),
+            (self.connector, CONNECTORS, "KV connector"),
+        ):
             if value not in known:
                 raise ValueError(f"unknown {what} {value!r}; known: {', '.join(known)}")
 
@@ -36,8 +39,10 @@ class Dialect:
 DEFAULT_DIALECT = Dialect()
 
 _LEGACY_TRANSFER = "vllm:kv_offload_total_bytes_total"
-_FLAT_TO_TRANSFER_TYPE = {"vllm:kv_offload_store_bytes_total": "GPU_to_CPU",
-                          "vllm:kv_offload_load_bytes_total": "CPU_to_GPU"}
+_FLAT_TO_TRANSFER_TYPE = {
+    "vllm:kv_offload_store_bytes_total": "GPU_to_CPU",
+    "vllm:kv_offload_load_bytes_total": "CPU_to_GPU",
+}
 _VLLM_0_10_NAMES = {
     "vllm:prefix_cache_queries_total": "vllm:gpu_prefix_cache_queries_total",
     "vllm:prefix_cache_hits_total": "vllm:gpu_prefix_cache_hits_total",
@@ -56,8 +61,13 @@ _GAIE_NAMES = {
 def vllm_dialect(series: list[Series], naming: str) -> list[Series]:
     """One pod's vLLM 0.34 series as vLLM `naming` exports them."""
     # vLLM 0.34 still emits the deprecated per-direction counter beside the flat names (CPU spec).
-    legacy = [replace(s, metric=_LEGACY_TRANSFER, labels=s.labels | {"transfer_type": _FLAT_TO_TRANSFER_TYPE[s.metric]})
-              for s in series if s.metric in _FLAT_TO_TRANSFER_TYPE]
+    legacy = [
+        replace(
+            s, metric=_LEGACY_TRANSFER, labels=s.labels | {"transfer_type": _FLAT_TO_TRANSFER_TYPE[s.metric]}
+        )
+        for s in series
+        if s.metric in _FLAT_TO_TRANSFER_TYPE
+    ]
     if naming == "0.34":
         return series + legacy
     if naming == "0.20":
@@ -82,4 +92,4 @@ def _gaie(s: Series) -> Series:
     labels = {k: v for k, v in s.labels.items() if k not in ("plugin_type", "plugin_name")}
     if "endpoint_name" in labels:
         labels["pod_name"] = labels.pop("endpoint_name")
-    return replace(s, metric=_GAIE_NAMES[base] + s.metric[len(base):], labels=labels)
+    return replace(s, metric=_GAIE_NAMES[base] + s.metric[len(base) :], labels=labels)

@@ -19,8 +19,30 @@ from dashboard.core import profiles
 from dashboard.core.types import ClusterConfig, ReplayOutcome, Trace
 from dashboard.engine.dialects import Dialect, epp_dialect, vllm_dialect
 
-TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-                20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)  # vllm/v1/metrics/buckets.py
+TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
+)  # vllm/v1/metrics/buckets.py
 PREFIX_RATIO_BUCKETS = tuple(round(0.1 * i, 1) for i in range(11))  # llm-d EPP: 0, 0.1 … 1
 
 
@@ -61,10 +83,12 @@ def counter(event_s: np.ndarray, weight: np.ndarray, scrape_s: np.ndarray, reset
 
 def in_flight(start_s: np.ndarray, end_s: np.ndarray, weight: np.ndarray, scrape_s: np.ndarray) -> np.ndarray:
     """Sum of weight over intervals [start, end) containing each scrape time."""
+
     def cum_at(times: np.ndarray) -> np.ndarray:
         order = np.argsort(times, kind="stable")
         cum = np.concatenate([[0.0], np.cumsum(weight[order], dtype=np.float64)])
         return cum[np.searchsorted(times[order], scrape_s, side="right")]
+
     return cum_at(start_s) - cum_at(end_s)
 
 
@@ -76,16 +100,24 @@ def _last_reset(reset_s: np.ndarray, scrape_s: np.ndarray) -> np.ndarray:
     return np.where(idx >= 0, resets[np.maximum(idx, 0)], -np.inf)
 
 
-def pod_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: ExportSpec,
-               pod: int, scrape_s: np.ndarray) -> list[Series]:
+def pod_series(
+    trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: ExportSpec, pod: int, scrape_s: np.ndarray
+) -> list[Series]:
     """Every vLLM series of one pod."""
     mine = out.pod == pod
     first_token = (trace.arrival_s + out.ttft_s)[mine]
     resets = np.array([t for t, p in spec.restarts if p == pod], np.float64)
-    base = {"pod": spec.pod_names[pod], "model_name": spec.model_name, "engine": "0", "namespace": spec.namespace}
+    base = {
+        "pod": spec.pod_names[pod],
+        "model_name": spec.model_name,
+        "engine": "0",
+        "namespace": spec.namespace,
+    }
 
     def at_first_token(metric: str, weight: np.ndarray, **extra: str) -> Series:
-        return Series(metric, base | extra, counter(first_token, np.asarray(weight, np.float64), scrape_s, resets))
+        return Series(
+            metric, base | extra, counter(first_token, np.asarray(weight, np.float64), scrape_s, resets)
+        )
 
     inp = trace.input_tokens[mine]
     cached = out.cached_tokens[mine]
@@ -95,16 +127,24 @@ def pod_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: Ex
         at_first_token("vllm:prefix_cache_hits_total", cached[:, 0]),
     ]
     for source, column in (("device", 0), ("host", 1), ("disk", 2)):
-        series.append(at_first_token("vllm:prompt_tokens_cached_by_source_total", cached[:, column], source=source))
+        series.append(
+            at_first_token("vllm:prompt_tokens_cached_by_source_total", cached[:, column], source=source)
+        )
     if len(config.tiers) > 1:
         series += _offload_series(at_first_token, trace, out, config, spec, mine)
     series += _ttft_histogram(out.ttft_s[mine], first_token, scrape_s, resets, base)
     finish = out.finish_s[mine]
     series += [
-        Series("vllm:generation_tokens_total", base,
-               counter(finish, trace.output_tokens[mine].astype(np.float64), scrape_s, resets)),
-        Series("vllm:request_success_total", base | {"finished_reason": "stop"},
-               counter(finish, np.ones(int(mine.sum())), scrape_s, resets)),
+        Series(
+            "vllm:generation_tokens_total",
+            base,
+            counter(finish, trace.output_tokens[mine].astype(np.float64), scrape_s, resets),
+        ),
+        Series(
+            "vllm:request_success_total",
+            base | {"finished_reason": "stop"},
+            counter(finish, np.ones(int(mine.sum())), scrape_s, resets),
+        ),
     ]
     series += _gauges(trace, out, config, spec, pod, scrape_s, base)
     return vllm_dialect(series, spec.dialect.vllm)
@@ -120,8 +160,9 @@ def _offload_series(at_first_token, trace, out, config, spec, mine) -> list[Seri
         at_first_token("vllm:external_prefix_cache_hits_total", hit),
     ]
     if spec.dialect.connector == "lmcache":
-        return series + _lmcache_series(at_first_token, requested, hit, out.stored_blocks[mine], trace, config,
-                                        spec, block_bytes)
+        return series + _lmcache_series(
+            at_first_token, requested, hit, out.stored_blocks[mine], trace, config, spec, block_bytes
+        )
     load_bytes = out.hit_blocks[mine, 1:].sum(axis=1) * block_bytes
     store_bytes = out.stored_blocks[mine] * block_bytes
     link_bytes_per_s = profiles.hardware(config.hardware).link_h2d_bytes_per_s
@@ -133,8 +174,9 @@ def _offload_series(at_first_token, trace, out, config, spec, mine) -> list[Seri
     ]
 
 
-def _lmcache_series(at_first_token, requested, hit, stored_blocks, trace, config, spec,
-                    block_bytes: float) -> list[Series]:
+def _lmcache_series(
+    at_first_token, requested, hit, stored_blocks, trace, config, spec, block_bytes: float
+) -> list[Series]:
     """LMCache's retrieve counters and resident bytes (labels as lmcache/observability.py sets them)."""
     labels = {"worker_id": "0", "role": "worker", "served_model_name": spec.model_name}
     requested_s = at_first_token("lmcache:num_requested_tokens_total", requested, **labels)
@@ -143,7 +185,9 @@ def _lmcache_series(at_first_token, requested, hit, stored_blocks, trace, config
     # stored since the (re)start, capped at its capacity.
     resident = np.minimum(stored.values / trace.block_tokens, config.tiers[1].capacity_blocks) * block_bytes
     return [
-        requested_s, at_first_token("lmcache:num_hit_tokens_total", hit, **labels), stored,
+        requested_s,
+        at_first_token("lmcache:num_hit_tokens_total", hit, **labels),
+        stored,
         Series("lmcache:local_cache_usage", requested_s.labels, resident),
         Series("lmcache:local_storage_usage", requested_s.labels, np.zeros_like(resident)),
     ]
@@ -152,8 +196,11 @@ def _lmcache_series(at_first_token, requested, hit, stored_blocks, trace, config
 def _ttft_histogram(ttft_s, first_token, scrape_s, resets, base) -> list[Series]:
     name = "vllm:time_to_first_token_seconds"
     rows = [
-        Series(f"{name}_bucket", base | {"le": le_label(b)},
-               counter(first_token, (ttft_s <= b).astype(np.float64), scrape_s, resets))
+        Series(
+            f"{name}_bucket",
+            base | {"le": le_label(b)},
+            counter(first_token, (ttft_s <= b).astype(np.float64), scrape_s, resets),
+        )
         for b in (*TTFT_BUCKETS, float("inf"))
     ]
     rows.append(Series(f"{name}_sum", base, counter(first_token, ttft_s, scrape_s, resets)))
@@ -176,17 +223,35 @@ def _gauges(trace, out, config, spec, pod, scrape_s, base) -> list[Series]:
     ]
     cpu = [t for t in config.tiers if t.name == "cpu"]
     num_cpu = cpu[0].capacity_blocks if cpu else 0
-    rows.append(Series("vllm:cache_config_info", base | {
-        "block_size": str(trace.block_tokens), "num_gpu_blocks": str(gpu_blocks), "num_cpu_blocks": str(num_cpu),
-        "enable_prefix_caching": "True", "cache_dtype": "auto",
-    }, np.ones_like(scrape_s)))
+    rows.append(
+        Series(
+            "vllm:cache_config_info",
+            base
+            | {
+                "block_size": str(trace.block_tokens),
+                "num_gpu_blocks": str(gpu_blocks),
+                "num_cpu_blocks": str(num_cpu),
+                "enable_prefix_caching": "True",
+                "cache_dtype": "auto",
+            },
+            np.ones_like(scrape_s),
+        )
+    )
     if cpu and spec.dialect.connector == "offloading":
         kv_bytes = profiles.model(config.model).kv_bytes_per_token
-        rows.append(Series("vllm:kv_offload_config_info", base | {
-            "cpu_num_chunks": str(num_cpu), "cpu_blocks_per_chunk": "1",
-            "cpu_kv_cache_size_tokens": str(num_cpu * trace.block_tokens),
-            "cpu_kv_cache_size_bytes": str(num_cpu * trace.block_tokens * kv_bytes),
-        }, np.ones_like(scrape_s)))
+        rows.append(
+            Series(
+                "vllm:kv_offload_config_info",
+                base
+                | {
+                    "cpu_num_chunks": str(num_cpu),
+                    "cpu_blocks_per_chunk": "1",
+                    "cpu_kv_cache_size_tokens": str(num_cpu * trace.block_tokens),
+                    "cpu_kv_cache_size_bytes": str(num_cpu * trace.block_tokens * kv_bytes),
+                },
+                np.ones_like(scrape_s),
+            )
+        )
     return rows
 
 
@@ -195,24 +260,34 @@ def epp_series(trace: Trace, out: ReplayOutcome, spec: ExportSpec, scrape_s: np.
     base = {"pod": spec.epp_pod, "namespace": spec.namespace}
     none = np.zeros(0)
     rows = [
-        Series("llm_d_epp_scheduler_attempts_total",
-               base | {"endpoint_name": name, "status": "success", "target_model_name": spec.model_name},
-               counter(trace.arrival_s[out.pod == p], np.ones(int((out.pod == p).sum())), scrape_s, none))
+        Series(
+            "llm_d_epp_scheduler_attempts_total",
+            base | {"endpoint_name": name, "status": "success", "target_model_name": spec.model_name},
+            counter(trace.arrival_s[out.pod == p], np.ones(int((out.pod == p).sum())), scrape_s, none),
+        )
         for p, name in enumerate(spec.pod_names)
     ]
     ratio = out.predicted_hit_ratio
     name = "llm_d_epp_prefix_indexer_hit_ratio"
     labels = base | {"plugin_type": "prefix-cache-scorer", "plugin_name": "prefix-cache-scorer"}
     for b in (*PREFIX_RATIO_BUCKETS, float("inf")):
-        rows.append(Series(f"{name}_bucket", labels | {"le": le_label(b)},
-                           counter(trace.arrival_s, (ratio <= b + 1e-12).astype(np.float64), scrape_s, none)))
+        rows.append(
+            Series(
+                f"{name}_bucket",
+                labels | {"le": le_label(b)},
+                counter(trace.arrival_s, (ratio <= b + 1e-12).astype(np.float64), scrape_s, none),
+            )
+        )
     rows.append(Series(f"{name}_sum", labels, counter(trace.arrival_s, ratio, scrape_s, none)))
-    rows.append(Series(f"{name}_count", labels, counter(trace.arrival_s, np.ones_like(ratio), scrape_s, none)))
+    rows.append(
+        Series(f"{name}_count", labels, counter(trace.arrival_s, np.ones_like(ratio), scrape_s, none))
+    )
     return epp_dialect(rows, spec.dialect.epp)
 
 
-def export_series(trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: ExportSpec,
-                  scrape_s: np.ndarray) -> list[Series]:
+def export_series(
+    trace: Trace, out: ReplayOutcome, config: ClusterConfig, spec: ExportSpec, scrape_s: np.ndarray
+) -> list[Series]:
     """Every series of the cluster at the given scrape times (trace seconds)."""
     assert len(spec.pod_names) == config.num_pods, "one pod name per pod"
     series = [s for p in range(config.num_pods) for s in pod_series(trace, out, config, spec, p, scrape_s)]

@@ -47,16 +47,25 @@ class LatencyModel:
     def as_array(self) -> np.ndarray:
         """The constants in kernel order (prefill_seconds reads indexes 0, 4, 5 and 6)."""
         return np.array(
-            [self.prefill_s_per_token, self.decode_s_per_token, self.cpu_load_s_per_token,
-             self.disk_load_s_per_token, self.request_overhead_s, self.host_s_per_prompt_token,
-             self.attention_s_per_token_pair], np.float64,
+            [
+                self.prefill_s_per_token,
+                self.decode_s_per_token,
+                self.cpu_load_s_per_token,
+                self.disk_load_s_per_token,
+                self.request_overhead_s,
+                self.host_s_per_prompt_token,
+                self.attention_s_per_token_pair,
+            ],
+            np.float64,
         )
 
     def ttft_s(self, num_prompt_tokens: float, num_gpu_hit: float = 0.0, num_cpu_hit: float = 0.0) -> float:
         """TTFT of one request on an idle pod: CPU-tier load plus prefill of what no tier held."""
         num_uncached = num_prompt_tokens - num_gpu_hit - num_cpu_hit
         lat = self.as_array()
-        return num_cpu_hit * self.cpu_load_s_per_token + float(prefill_seconds(lat, num_uncached, num_prompt_tokens))
+        return num_cpu_hit * self.cpu_load_s_per_token + float(
+            prefill_seconds(lat, num_uncached, num_prompt_tokens)
+        )
 
 
 def latency_model(hardware: str, model: str) -> LatencyModel:
@@ -77,12 +86,18 @@ def latency_model(hardware: str, model: str) -> LatencyModel:
 def prefill_seconds(lat: np.ndarray, num_uncached: float, num_prompt: float) -> float:
     """Pod time to prefill num_uncached of num_prompt tokens (the rest cached): the kernel's one TTFT formula."""
     num_context = num_prompt - num_uncached
-    return (lat[4] + lat[5] * num_prompt + lat[0] * num_uncached
-            + lat[6] * num_uncached * (num_context + 0.5 * num_uncached))
+    return (
+        lat[4]
+        + lat[5] * num_prompt
+        + lat[0] * num_uncached
+        + lat[6] * num_uncached * (num_context + 0.5 * num_uncached)
+    )
 
 
 @njit(cache=True)
-def time_heap_push(ht: np.ndarray, hp: np.ndarray, hb: np.ndarray, size: int, t: float, pod: int, blocks: int) -> int:
+def time_heap_push(
+    ht: np.ndarray, hp: np.ndarray, hb: np.ndarray, size: int, t: float, pod: int, blocks: int
+) -> int:
     """Push (t, pod, blocks) on a min-heap by t; returns the new size."""
     i = size
     ht[i], hp[i], hb[i] = t, pod, blocks

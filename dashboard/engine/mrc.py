@@ -123,18 +123,23 @@ def lru_mrc(trace: Trace, capacities: np.ndarray | None = None, num_points: int 
     )
 
 
-def curve_from_hits(trace: Trace, capacities: np.ndarray, hits_per_capacity: list[np.ndarray]) -> MissRatioCurve:
+def curve_from_hits(
+    trace: Trace, capacities: np.ndarray, hits_per_capacity: list[np.ndarray]
+) -> MissRatioCurve:
     """A MissRatioCurve from per-request prefix-hit block counts, one array per capacity."""
     num_accesses = max(trace.num_block_accesses, 1)
     num_tokens = max(int(trace.input_tokens.sum()), 1)
     block = [float(np.sum(h, dtype=np.int64)) / num_accesses for h in hits_per_capacity]
-    token = [float(np.minimum(h.astype(np.int64) * trace.block_tokens, trace.input_tokens).sum()) / num_tokens
-             for h in hits_per_capacity]
+    token = [
+        float(np.minimum(h.astype(np.int64) * trace.block_tokens, trace.input_tokens).sum()) / num_tokens
+        for h in hits_per_capacity
+    ]
     return MissRatioCurve(np.asarray(capacities, np.int64), np.array(block), np.array(token))
 
 
-def policy_mrc(trace: Trace, policy: str = "lru", capacities: np.ndarray | None = None,
-               num_points: int = 50) -> MissRatioCurve:
+def policy_mrc(
+    trace: Trace, policy: str = "lru", capacities: np.ndarray | None = None, num_points: int = 50
+) -> MissRatioCurve:
     """Hit-ratio curve of any policy: exact one pass for LRU, else one single-cache replay per capacity."""
     if policy == "lru":
         return lru_mrc(trace, capacities, num_points)

@@ -79,12 +79,14 @@ class HitOracle:
         return np.minimum(hits * self.trace.block_tokens, self.trace.input_tokens)
 
 
-def service_seconds(lat: LatencyModel, input_tokens: np.ndarray, gpu_hit: np.ndarray,
-                    cpu_hit: np.ndarray) -> np.ndarray:
+def service_seconds(
+    lat: LatencyModel, input_tokens: np.ndarray, gpu_hit: np.ndarray, cpu_hit: np.ndarray
+) -> np.ndarray:
     """Pod time per request on an idle pod: CPU-tier load plus prefill (the cluster kernel's formula)."""
     uncached = (input_tokens - gpu_hit - cpu_hit).astype(np.float64)
-    return cpu_hit * lat.cpu_load_s_per_token + prefill_seconds(lat.as_array(), uncached,
-                                                                input_tokens.astype(np.float64))
+    return cpu_hit * lat.cpu_load_s_per_token + prefill_seconds(
+        lat.as_array(), uncached, input_tokens.astype(np.float64)
+    )
 
 
 def mg1_wait_s(service_s: np.ndarray, arrivals_per_s: float) -> tuple[float, float]:

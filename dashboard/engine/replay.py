@@ -38,14 +38,22 @@ def learned_request_keys(trace: Trace, options: LearnedOptions) -> np.ndarray:
         return _keys_from_probabilities(trace, options)
     parent, _, turns = session_structure(trace)
     features = feature_values(*request_features(trace, parent, turns))
-    return continuation_keys(trace.arrival_s, parent, features, float(options.horizon_s),
-                             float(options.decay_s), float(options.prior_weight))
+    return continuation_keys(
+        trace.arrival_s,
+        parent,
+        features,
+        float(options.horizon_s),
+        float(options.decay_s),
+        float(options.prior_weight),
+    )
 
 
 def _keys_from_probabilities(trace: Trace, options: LearnedOptions) -> np.ndarray:
     p = np.asarray(options.probabilities, np.float64)
     if p.shape != (trace.num_requests,):
-        raise ValueError(f"learned probabilities: expected one per request ({trace.num_requests}), got shape {p.shape}")
+        raise ValueError(
+            f"learned probabilities: expected one per request ({trace.num_requests}), got shape {p.shape}"
+        )
     if not np.all((p > 0.0) & (p <= 1.0)):
         raise ValueError("learned probabilities must lie in (0, 1]")
     return np.log(p) + trace.arrival_s / float(options.decay_s)
@@ -59,15 +67,23 @@ def request_features(trace: Trace, parent: np.ndarray, turns: np.ndarray) -> tup
     previous = np.maximum(parent, 0)
     idle = np.where(has_parent, trace.arrival_s - trace.arrival_s[previous], -1.0)
     growth = np.where(has_parent, sizes - sizes[previous], sizes)
-    return (turns.astype(np.int64), idle.astype(np.float64), growth.astype(np.int64),
-            trace.input_tokens.astype(np.int64), trace.output_tokens.astype(np.int64),
-            trace.type_codes.astype(np.int64))
+    return (
+        turns.astype(np.int64),
+        idle.astype(np.float64),
+        growth.astype(np.int64),
+        trace.input_tokens.astype(np.int64),
+        trace.output_tokens.astype(np.int64),
+        trace.type_codes.astype(np.int64),
+    )
 
 
 def _block_info(trace: Trace) -> BlockInfo:
     n_blocks = trace.num_blocks
-    return BlockInfo(score=np.full(n_blocks, -np.inf), next_use=np.zeros(n_blocks, np.int64),
-                     tie=block_tie_keys(trace.offsets, trace.block_ids, n_blocks))
+    return BlockInfo(
+        score=np.full(n_blocks, -np.inf),
+        next_use=np.zeros(n_blocks, np.int64),
+        tie=block_tie_keys(trace.offsets, trace.block_ids, n_blocks),
+    )
 
 
 def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tuple[np.ndarray, np.ndarray]:
@@ -84,21 +100,27 @@ def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tu
 def _state(trace: Trace, caps: list[int], names: list[str]) -> tuple:
     n_blocks = max(trace.num_blocks, 1)
     caps = [min(int(c), n_blocks) for c in caps]
-    heap_slots = max([2 * c + 16 for c, nm in zip(caps, names, strict=True) if policy_info(nm).uses_heap] or [1])
+    heap_slots = max(
+        [2 * c + 16 for c, nm in zip(caps, names, strict=True) if policy_info(nm).uses_heap] or [1]
+    )
     ids = np.array([policy_info(nm).policy_id for nm in names], np.int64)
     return make_state(np.array(caps, np.int64), ids, n_blocks, heap_slots)
 
 
-def replay_single_cache(trace: Trace, capacity_blocks: int, policy: str = "lru",
-                        learned: LearnedOptions | None = None) -> np.ndarray:
+def replay_single_cache(
+    trace: Trace, capacity_blocks: int, policy: str = "lru", learned: LearnedOptions | None = None
+) -> np.ndarray:
     """Per-request prefix-hit block counts (int32 [n]) of one cache of capacity_blocks under policy."""
     if capacity_blocks < 0:
         raise ValueError(f"capacity_blocks must be >= 0, got {capacity_blocks}")
     policy_info(policy)
     if policy == "lru":
         return replay_lru_single(trace.offsets, trace.block_ids, trace.num_blocks, int(capacity_blocks))
-    config = ClusterConfig(num_pods=1, tiers=(TierConfig("gpu", int(capacity_blocks), policy),),
-                           router=RouterConfig("round_robin"))
+    config = ClusterConfig(
+        num_pods=1,
+        tiers=(TierConfig("gpu", int(capacity_blocks), policy),),
+        router=RouterConfig("round_robin"),
+    )
     return simulate(trace, config, learned=learned).hit_blocks[:, 0].copy()
 
 
@@ -112,7 +134,9 @@ def _check_config(config: ClusterConfig) -> list[int]:
         if tier.name not in TIER_NAMES:
             raise ValueError(f"TierConfig.name {tier.name!r} is not one of {TIER_NAMES}")
         if tier.capacity_blocks < 0:
-            raise ValueError(f"TierConfig {tier.name}: capacity_blocks must be >= 0, got {tier.capacity_blocks}")
+            raise ValueError(
+                f"TierConfig {tier.name}: capacity_blocks must be >= 0, got {tier.capacity_blocks}"
+            )
         policy_info(tier.policy)
         ids.append(TIER_NAMES.index(tier.name))
     if ids != sorted(set(ids)):
@@ -134,8 +158,12 @@ def _schedule(config: ClusterConfig, events: tuple[ClusterEvent, ...]) -> tuple:
     return segs, restarts
 
 
-def simulate(trace: Trace, config: ClusterConfig, events: tuple[ClusterEvent, ...] = (),
-             learned: LearnedOptions | None = None) -> ReplayOutcome:
+def simulate(
+    trace: Trace,
+    config: ClusterConfig,
+    events: tuple[ClusterEvent, ...] = (),
+    learned: LearnedOptions | None = None,
+) -> ReplayOutcome:
     """Replay trace through config's pods × tiers and router; events restart pods or switch routers."""
     tier_ids = _check_config(config)
     segs, restarts = _schedule(config, events)
@@ -155,21 +183,42 @@ def simulate(trace: Trace, config: ClusterConfig, events: tuple[ClusterEvent, ..
     affinity = routers.affinity_pods(session, num_pods, seed)
     gpu = [t for t in config.tiers if t.name == "gpu"] or [config.tiers[0]]
     out = run_cluster(
-        trace.arrival_s, trace.offsets, trace.block_ids, trace.input_tokens, trace.output_tokens,
-        trace.block_tokens, keys, next_use, affinity, st, _block_info(trace), num_pods,
+        trace.arrival_s,
+        trace.offsets,
+        trace.block_ids,
+        trace.input_tokens,
+        trace.output_tokens,
+        trace.block_tokens,
+        keys,
+        next_use,
+        affinity,
+        st,
+        _block_info(trace),
+        num_pods,
         np.array(tier_ids, np.int64),
-        np.array([routers.TIER_MATCH_WEIGHTS[t.name] for t in config.tiers]), bool(config.enable_offload),
-        view_base, np.array([t for t, _ in segs], np.float64),
+        np.array([routers.TIER_MATCH_WEIGHTS[t.name] for t in config.tiers]),
+        bool(config.enable_offload),
+        view_base,
+        np.array([t for t, _ in segs], np.float64),
         np.array([info.router_id for info in infos], np.int64),
         np.array([[r.queue_weight, r.kv_weight, r.prefix_weight] for _, r in segs], np.float64),
         np.array([r.seed for _, r in segs], np.int64),
-        np.array([t for t, _ in restarts], np.float64), np.array([p for _, p in restarts], np.int64),
+        np.array([t for t, _ in restarts], np.float64),
+        np.array([p for _, p in restarts], np.int64),
         latency_model(config.hardware, config.model).as_array(),
         np.full(num_pods, gpu[0].capacity_blocks, np.float64),
     )
     pod, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
     return ReplayOutcome(
-        pod=pod, hit_blocks=hit_blocks, num_blocks=np.diff(trace.offsets).astype(np.int32),
-        cached_tokens=cached, queue_s=queue_s, load_s=load_s, prefill_s=prefill_s, ttft_s=ttft_s,
-        finish_s=finish_s, stored_blocks=stored, predicted_hit_ratio=predicted,
+        pod=pod,
+        hit_blocks=hit_blocks,
+        num_blocks=np.diff(trace.offsets).astype(np.int32),
+        cached_tokens=cached,
+        queue_s=queue_s,
+        load_s=load_s,
+        prefill_s=prefill_s,
+        ttft_s=ttft_s,
+        finish_s=finish_s,
+        stored_blocks=stored,
+        predicted_hit_ratio=predicted,
     )

@@ -34,13 +34,25 @@ ROUTERS: dict[str, RouterInfo] = {
     for r in (
         RouterInfo("round_robin", ROUND_ROBIN, "pods in turn"),
         RouterInfo("random", RANDOM, "uniformly random pod (seeded)"),
-        RouterInfo("least_loaded", LEAST_LOADED, "fewest requests waiting for prefill, then fewest in-flight blocks"),
-        RouterInfo("prefix", PREFIX, "EPP scorer over its own approximate per-pod LRU index of routed blocks",
-                   uses_view=True),
-        RouterInfo("precise_prefix", PRECISE_PREFIX, "EPP scorer over the real caches, GPU match 1.0, CPU 0.8"),
+        RouterInfo(
+            "least_loaded", LEAST_LOADED, "fewest requests waiting for prefill, then fewest in-flight blocks"
+        ),
+        RouterInfo(
+            "prefix",
+            PREFIX,
+            "EPP scorer over its own approximate per-pod LRU index of routed blocks",
+            uses_view=True,
+        ),
+        RouterInfo(
+            "precise_prefix", PRECISE_PREFIX, "EPP scorer over the real caches, GPU match 1.0, CPU 0.8"
+        ),
         RouterInfo("session_affinity", SESSION_AFFINITY, "consistent hash of the session id"),
-        RouterInfo("no_hit_lru", NO_HIT_LRU, "cold requests to the least recently used pod, else prefix scoring",
-                   uses_view=True),
+        RouterInfo(
+            "no_hit_lru",
+            NO_HIT_LRU,
+            "cold requests to the least recently used pod, else prefix scoring",
+            uses_view=True,
+        ),
     )
 }
 
@@ -79,7 +91,9 @@ def lcg_next(state: np.ndarray) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def staged_match(st: tuple, first_cache: int, num_tiers: int, blocks: np.ndarray, tier_weight: np.ndarray) -> float:
+def staged_match(
+    st: tuple, first_cache: int, num_tiers: int, blocks: np.ndarray, tier_weight: np.ndarray
+) -> float:
     """Leading blocks found tier after tier (gpu, then cpu, then disk), weighted per tier."""
     k, total = 0, 0.0
     for t in range(num_tiers):
@@ -99,7 +113,9 @@ def array_max(values: np.ndarray) -> float:
 
 
 @njit(cache=True, _nrt=False)
-def score_pods(matched: np.ndarray, m: int, weights: np.ndarray, queue_len: np.ndarray, kv_util: np.ndarray) -> int:
+def score_pods(
+    matched: np.ndarray, m: int, weights: np.ndarray, queue_len: np.ndarray, kv_util: np.ndarray
+) -> int:
     """EPP weighted score; highest wins, ties → lowest pod index."""
     max_q = array_max(queue_len)
     best, best_score = 0, -1e300

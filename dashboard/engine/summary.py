@@ -26,10 +26,14 @@ class ReplaySummary:
     tiers: dict[str, dict[str, int]]  # tier -> block_hits, token_hits
     ttft_s: dict[str, float]  # p50 / p90 / p99
     ttft_histogram: dict[str, list]  # edges_s (len k+1), counts (len k)
-    ttft_by_outcome_s: dict[str, dict[str, float]]  # "miss" | "partial/<tier>" | "full/<tier>" -> quantiles + requests
+    ttft_by_outcome_s: dict[
+        str, dict[str, float]
+    ]  # "miss" | "partial/<tier>" | "full/<tier>" -> quantiles + requests
     pods: dict[str, dict[str, float]]  # pod index -> requests, block_hit_ratio
     load_imbalance: float  # max / mean requests per pod
-    hit_ratio_over_time: dict[str, list]  # start_s, block_hit_ratio, token_hit_ratio, requests per arrival bin
+    hit_ratio_over_time: dict[
+        str, list
+    ]  # start_s, block_hit_ratio, token_hit_ratio, requests per arrival bin
     elapsed_s: float = 0.0
     config: dict = field(default_factory=dict)
 
@@ -65,7 +69,9 @@ def ttft_histogram(ttft_s: np.ndarray, num_bins: int = NUM_TTFT_BINS) -> dict[st
     return {"edges_s": edges.tolist(), "counts": counts.tolist()}
 
 
-def hit_ratio_over_time(trace: Trace, outcome: ReplayOutcome, num_bins: int = NUM_TIME_BINS) -> dict[str, list]:
+def hit_ratio_over_time(
+    trace: Trace, outcome: ReplayOutcome, num_bins: int = NUM_TIME_BINS
+) -> dict[str, list]:
     """Block and token hit ratio per fixed-width bin of arrival time (ratios of sums, not means)."""
     arrival = trace.arrival_s
     span = float(arrival[-1] - arrival[0]) if arrival.size else 0.0
@@ -92,7 +98,10 @@ def _pods(outcome: ReplayOutcome, num_pods: int) -> tuple[dict[str, dict[str, fl
     hits = np.bincount(outcome.pod, weights=outcome.hit_blocks.sum(axis=1), minlength=num_pods)
     blocks = np.bincount(outcome.pod, weights=outcome.num_blocks, minlength=num_pods)
     pods = {
-        str(p): {"requests": int(requests[p]), "block_hit_ratio": float(hits[p] / blocks[p]) if blocks[p] else 0.0}
+        str(p): {
+            "requests": int(requests[p]),
+            "block_hit_ratio": float(hits[p] / blocks[p]) if blocks[p] else 0.0,
+        }
         for p in range(num_pods)
     }
     mean = requests.mean() if requests.size else 0.0
@@ -107,14 +116,19 @@ def _by_outcome(outcome: ReplayOutcome) -> dict[str, dict[str, float]]:
     }
 
 
-def summarize(trace: Trace, outcome: ReplayOutcome, config: ClusterConfig, elapsed_s: float = 0.0) -> ReplaySummary:
+def summarize(
+    trace: Trace, outcome: ReplayOutcome, config: ClusterConfig, elapsed_s: float = 0.0
+) -> ReplaySummary:
     """Every figure of a replay from its per-request outcome."""
     num_accesses = trace.num_block_accesses
     block_hits = int(outcome.hit_blocks.sum())
     token_hits = int(outcome.cached_tokens.sum())
     num_tokens = int(trace.input_tokens.sum())
     tiers = {
-        name: {"block_hits": int(outcome.hit_blocks[:, t].sum()), "token_hits": int(outcome.cached_tokens[:, t].sum())}
+        name: {
+            "block_hits": int(outcome.hit_blocks[:, t].sum()),
+            "token_hits": int(outcome.cached_tokens[:, t].sum()),
+        }
         for t, name in enumerate(TIER_NAMES)
     }
     pods, imbalance = _pods(outcome, config.num_pods)

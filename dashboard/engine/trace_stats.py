@@ -91,14 +91,24 @@ def trace_stats(trace: Trace, num_tree_nodes: int = 60) -> TraceStats:
     per_session, turn_gaps = session_shape(sessions)
     bin_s, starts, rates = arrival_rate(trace.arrival_s)
     return TraceStats(
-        num_requests=trace.num_requests, num_block_accesses=trace.num_block_accesses, num_blocks=trace.num_blocks,
-        block_tokens=trace.block_tokens, duration_s=float(trace.arrival_s[-1]) if trace.num_requests else 0.0,
-        rate_bin_s=bin_s, rate_bin_start_s=starts, arrival_rate_per_s=rates,
-        prompt_tokens=histogram(trace.input_tokens), blocks_per_request=histogram(np.diff(trace.offsets)),
-        reuse_gap_s=cdf(gap_s), reuse_gap_requests=cdf(gap_requests),
-        ceiling_block_hit_ratio=block_ratio, ceiling_token_hit_ratio=token_ratio,
-        is_sessions_inferred=is_inferred, num_sessions=int(per_session.size),
-        turns_per_session=histogram(per_session), turn_gap_s=cdf(turn_gaps),
+        num_requests=trace.num_requests,
+        num_block_accesses=trace.num_block_accesses,
+        num_blocks=trace.num_blocks,
+        block_tokens=trace.block_tokens,
+        duration_s=float(trace.arrival_s[-1]) if trace.num_requests else 0.0,
+        rate_bin_s=bin_s,
+        rate_bin_start_s=starts,
+        arrival_rate_per_s=rates,
+        prompt_tokens=histogram(trace.input_tokens),
+        blocks_per_request=histogram(np.diff(trace.offsets)),
+        reuse_gap_s=cdf(gap_s),
+        reuse_gap_requests=cdf(gap_requests),
+        ceiling_block_hit_ratio=block_ratio,
+        ceiling_token_hit_ratio=token_ratio,
+        is_sessions_inferred=is_inferred,
+        num_sessions=int(per_session.size),
+        turns_per_session=histogram(per_session),
+        turn_gap_s=cdf(turn_gaps),
         prefix_tree=prefix_tree(trace, pair_blocks, pair_reqs, num_tree_nodes),
     )
 
@@ -156,7 +166,9 @@ def session_shape(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     return per_session, np.diff(arrivals)[ids[1:] == ids[:-1]]
 
 
-def arrival_rate(arrival_s: np.ndarray, num_bins: int = NUM_RATE_BINS) -> tuple[float, np.ndarray, np.ndarray]:
+def arrival_rate(
+    arrival_s: np.ndarray, num_bins: int = NUM_RATE_BINS
+) -> tuple[float, np.ndarray, np.ndarray]:
     """(bin width s, bin starts, requests per second per bin), the width a round 1/2/5 × 10^k."""
     if arrival_s.size == 0:
         return 1.0, np.zeros(0), np.zeros(0)
@@ -214,7 +226,10 @@ def prefix_tree(trace: Trace, pair_blocks: np.ndarray, pair_reqs: np.ndarray, nu
     parents = parent[chosen]
     parents = np.where(np.isin(parents, chosen), parents, ROOT)  # NOTE: only for non-chained ids
     return PrefixTree(
-        node_ids=chosen.astype(np.int64), parent_ids=parents, depth_blocks=depth[chosen].astype(np.int64),
-        num_requests=counts[chosen].astype(np.int64), prefix_tokens=(depth[chosen] + 1) * trace.block_tokens,
+        node_ids=chosen.astype(np.int64),
+        parent_ids=parents,
+        depth_blocks=depth[chosen].astype(np.int64),
+        num_requests=counts[chosen].astype(np.int64),
+        prefix_tokens=(depth[chosen] + 1) * trace.block_tokens,
         num_requests_total=trace.num_requests,
     )

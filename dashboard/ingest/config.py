@@ -54,7 +54,9 @@ def load_config(
         raise ValueError(f"no Prometheus URL: pass --prometheus URL or set {ENV_PREFIX}URL")
     if not chosen_url.startswith(("http://", "https://")):
         raise ValueError(f"Prometheus URL must start with http:// or https://, got {chosen_url!r}")
-    skip = env.get(ENV_PREFIX + "INSECURE_SKIP_VERIFY", "") in ("1", "true") or secrets.get("insecure_skip_verify")
+    skip = env.get(ENV_PREFIX + "INSECURE_SKIP_VERIFY", "") in ("1", "true") or secrets.get(
+        "insecure_skip_verify"
+    )
     return PrometheusConfig(
         url=chosen_url.rstrip("/"),
         token=token,

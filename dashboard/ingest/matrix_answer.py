@@ -38,7 +38,9 @@ def parse_compact_matrix(body: bytes) -> SeriesSamples | None:
     queries/write/query_result_series.sql does for answers DuckDB reads.
     """
     end = len(body.rstrip())
-    if not (body.startswith(HEAD) and body.startswith(TAIL, end - len(TAIL)) and end >= len(HEAD) + len(TAIL)):
+    if not (
+        body.startswith(HEAD) and body.startswith(TAIL, end - len(TAIL)) and end >= len(HEAD) + len(TAIL)
+    ):
         return None
     buf = np.frombuffer(body, np.uint8)
     start, stop = len(HEAD), end - len(TAIL)
@@ -48,7 +50,9 @@ def parse_compact_matrix(body: bytes) -> SeriesSamples | None:
     point_ms = np.empty(num_points_max, np.int64)
     value_offsets = np.empty(num_points_max + 1, np.int32)
     value_bytes = np.empty(max(stop - start, 1), np.uint8)
-    num_series, num_points = _scan(buf, start, stop, spans, point_series, point_ms, value_offsets, value_bytes)
+    num_series, num_points = _scan(
+        buf, start, stop, spans, point_series, point_ms, value_offsets, value_bytes
+    )
     if num_series < 0:
         return None
     # NOTE: one json.loads over all the label objects: a call per object costs three times as much.
@@ -58,13 +62,15 @@ def parse_compact_matrix(body: bytes) -> SeriesSamples | None:
         return None
     if not all(isinstance(v, str) for labels in objects for v in labels.values()):
         return None
-    values = _floats(value_offsets[:num_points + 1], value_bytes[:value_offsets[num_points]], num_points)
+    values = _floats(value_offsets[: num_points + 1], value_bytes[: value_offsets[num_points]], num_points)
     if values is None:
         return None
     return SeriesSamples(
-        metrics=[labels.pop("__name__", None) for labels in objects], labels=objects,
+        metrics=[labels.pop("__name__", None) for labels in objects],
+        labels=objects,
         series=point_series[:num_points].copy(),
-        ts=point_ms[:num_points].view("datetime64[ms]").astype("datetime64[us]"), values=values,
+        ts=point_ms[:num_points].view("datetime64[ms]").astype("datetime64[us]"),
+        values=values,
     )
 
 

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 MAX_POINTS_PER_SERIES = 11_000  # Prometheus's per-query resolution limit
 MIN_SCRAPE_INTERVAL_S = 1.0  # NOTE: chunks are sized so even a 1 s scrape stays under the limit
 DEFAULT_CHUNK_S = 3600.0
-_MATCHER = re.compile(r'^([a-zA-Z_][a-zA-Z0-9_]*)(=~|!~|!=|=)(.*)$')
+_MATCHER = re.compile(r"^([a-zA-Z_][a-zA-Z0-9_]*)(=~|!~|!=|=)(.*)$")
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,9 @@ def catalog_series_names() -> list[str]:
     names: list[str] = []
     for s in catalog.CATALOG.values():
         for name in s.names:
-            names += [f"{name}_bucket", f"{name}_sum", f"{name}_count"] if s.kind == catalog.HISTOGRAM else [name]
+            names += (
+                [f"{name}_bucket", f"{name}_sum", f"{name}_count"] if s.kind == catalog.HISTOGRAM else [name]
+            )
     return sorted(set(names))
 
 
@@ -92,10 +94,19 @@ def connect(config: PrometheusConfig) -> Client:
         session.headers["Authorization"] = f"Bearer {config.token}"
     if config.username:
         session.auth = (config.username, config.password)
-    retry = Retry(total=3, backoff_factor=0.5, status_forcelist=(429, 500, 502, 503, 504),
-                  allowed_methods=("GET", "POST"))
-    api = PrometheusConnect(url=config.url, disable_ssl=not config.verify_tls, retry=retry, session=session,
-                            timeout=config.timeout_s)
+    retry = Retry(
+        total=3,
+        backoff_factor=0.5,
+        status_forcelist=(429, 500, 502, 503, 504),
+        allowed_methods=("GET", "POST"),
+    )
+    api = PrometheusConnect(
+        url=config.url,
+        disable_ssl=not config.verify_tls,
+        retry=retry,
+        session=session,
+        timeout=config.timeout_s,
+    )
     return Client(api=api, session=session, url=api.url, timeout_s=config.timeout_s)
 
 
@@ -104,7 +115,9 @@ def present_names(client: Client, names: list[str], start_s: float, end_s: float
     try:
         known = set(client.api.get_label_values("__name__", params={"start": start_s, "end": end_s}))
     except PrometheusApiClientException as exc:
-        raise ConnectionError(f"Prometheus at {client.url} refused the metric-name lookup: {_short(exc)}") from None
+        raise ConnectionError(
+            f"Prometheus at {client.url} refused the metric-name lookup: {_short(exc)}"
+        ) from None
     except requests.RequestException as exc:
         raise ConnectionError(f"Prometheus at {client.url} is unreachable: {type(exc).__name__}") from None
     return [n for n in names if n in known]
@@ -119,8 +132,10 @@ def fetch_chunk(client: Client, sel: str, chunk: Chunk) -> bytes:
     except requests.RequestException as exc:
         raise ConnectionError(f"Prometheus at {client.url} is unreachable: {type(exc).__name__}") from None
     if response.status_code != 200:
-        raise ConnectionError(f"Prometheus at {client.url} refused the query: HTTP {response.status_code} "
-                              f"{_error_text(response)}")
+        raise ConnectionError(
+            f"Prometheus at {client.url} refused the query: HTTP {response.status_code} "
+            f"{_error_text(response)}"
+        )
     return response.content
 
 

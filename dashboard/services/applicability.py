@@ -11,8 +11,13 @@ def stack_config(store: Store) -> applicability.StackConfig:
     """The KV-connector configuration the stored info metrics and connector families describe."""
     present = set(run_query(store, "metric_names")["metric"])
     rows = run_query(store, "stack_cache_config")
-    labels = [{"kv_offloading_backend": r.kv_offloading_backend or "", "kv_offloading_size": r.kv_offloading_size or ""}
-              for r in rows.itertuples()]
+    labels = [
+        {
+            "kv_offloading_backend": r.kv_offloading_backend or "",
+            "kv_offloading_size": r.kv_offloading_size or "",
+        }
+        for r in rows.itertuples()
+    ]
     return applicability.stack_config(present, labels)
 
 

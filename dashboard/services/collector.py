@@ -49,8 +49,15 @@ class CollectorState:
 class Collector:
     """Pull from Prometheus or scrape targets into one store, once or every interval_s."""
 
-    def __init__(self, store: Store, *, prometheus_config: PrometheusConfig | None = None,
-                 targets: tuple[scrape.Target, ...] = (), since_s: float = 3600.0, interval_s: float = 15.0):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        prometheus_config: PrometheusConfig | None = None,
+        targets: tuple[scrape.Target, ...] = (),
+        since_s: float = 3600.0,
+        interval_s: float = 15.0,
+    ):
         if (prometheus_config is None) == (not targets):
             raise ValueError("give either a Prometheus URL or scrape targets, not both or neither")
         self.store, self.config, self.targets = store, prometheus_config, targets
@@ -75,8 +82,12 @@ class Collector:
             self._update(last_error=str(exc), last_pull_at=_utc(now_s))
             raise
         last = run_query(self.store, "ingest_last_ts", names=self._names).iloc[0].last_ts
-        self._update(last_error=None, last_pull_at=_utc(now_s), num_stored=self.state().num_stored + stored,
-                     last_sample_ts=None if pd.isna(last) else pd.Timestamp(last).to_pydatetime())
+        self._update(
+            last_error=None,
+            last_pull_at=_utc(now_s),
+            num_stored=self.state().num_stored + stored,
+            last_sample_ts=None if pd.isna(last) else pd.Timestamp(last).to_pydatetime(),
+        )
         return stored
 
     def start(self) -> None:
@@ -162,7 +173,6 @@ def parse_duration(text: str) -> float:
         return float(text)
     except ValueError:
         raise ValueError(f"duration {text!r}: expected e.g. 30s, 5m, 6h") from None
-
 
 
 SCRAPE_ENV = "KVSCOPE_SCRAPE"

@@ -95,7 +95,9 @@ def hit_rate(store: Store, tr: TimeRange, selected_pods: list[str] | None = None
 
 def ttft_quantiles(store: Store, tr: TimeRange) -> pd.DataFrame:
     """TTFT p50/p90/p99 per window (ts, q, ttft_s)."""
-    return run_query(store, "ttft_quantiles", start=tr.start, end=tr.end, step=tr.step_s, q=list(TTFT_QUANTILES))
+    return run_query(
+        store, "ttft_quantiles", start=tr.start, end=tr.end, step=tr.step_s, q=list(TTFT_QUANTILES)
+    )
 
 
 def ttft_distribution(store: Store, tr: TimeRange) -> pd.DataFrame:
@@ -156,7 +158,9 @@ def missing_metrics(store: Store, keys: tuple[str, ...]) -> dict[str, str]:
     return applicability.missing(store, keys)
 
 
-def _keep_pods(frame: pd.DataFrame, column: str, selected: list[str] | None, keep: tuple = ()) -> pd.DataFrame:
+def _keep_pods(
+    frame: pd.DataFrame, column: str, selected: list[str] | None, keep: tuple = ()
+) -> pd.DataFrame:
     if not selected:
         return frame
     return frame[frame[column].isin([*selected, *keep])].reset_index(drop=True)

@@ -21,8 +21,12 @@ from dashboard.engine.plan_math import HitOracle, mg1_wait_s, service_seconds
 
 TARGETS = ("hit", "ttft-p50", "ttft-p90", "ttft-p99")
 DEFAULT_HARDWARE = ("gh200", "h100-sxm", "h200")
-MAX_UTILIZATION = 0.8  # NOTE: past ~80% busy an FCFS pod's queue (and TTFT tail) grows without bound in bursts
-CPU_SHARE = 0.5  # NOTE: half the host DRAM for the KV tier; the rest for the OS, the engine and pinned buffers
+MAX_UTILIZATION = (
+    0.8  # NOTE: past ~80% busy an FCFS pod's queue (and TTFT tail) grows without bound in bursts
+)
+CPU_SHARE = (
+    0.5  # NOTE: half the host DRAM for the KV tier; the rest for the OS, the engine and pinned buffers
+)
 MAX_PODS = 1024
 QUANTILES = (0.5, 0.9, 0.99)
 
@@ -46,7 +50,9 @@ class PlanRequest:
         if self.target == "hit" and not 0.0 < self.target_value < 1.0:
             raise ValueError(f"--target hit={self.target_value}: a hit ratio is between 0 and 1")
         if self.target != "hit" and not self.target_value > 0.0:
-            raise ValueError(f"--target {self.target}={self.target_value}: a TTFT bound must be positive seconds")
+            raise ValueError(
+                f"--target {self.target}={self.target_value}: a TTFT bound must be positive seconds"
+            )
         if not self.hardware:
             raise ValueError("--hardware: give at least one hardware profile")
         if self.price_per_gpu_hour is not None and self.price_per_gpu_hour < 0:
@@ -114,8 +120,15 @@ def plan(trace: Trace, req: PlanRequest, oracle: HitOracle | None = None) -> Pla
     oracle = oracle or HitOracle(trace)
     options = tuple(_plan_hardware(oracle, req, name) for name in req.hardware)
     duration = float(trace.arrival_s[-1] - trace.arrival_s[0]) if trace.num_requests else 0.0
-    return Plan(req, trace.source, trace.num_requests, duration, trace.block_tokens, options,
-                time.perf_counter() - started)
+    return Plan(
+        req,
+        trace.source,
+        trace.num_requests,
+        duration,
+        trace.block_tokens,
+        options,
+        time.perf_counter() - started,
+    )
 
 
 def _plan_hardware(oracle: HitOracle, req: PlanRequest, name: str) -> HardwarePlan:
@@ -126,14 +139,26 @@ def _plan_hardware(oracle: HitOracle, req: PlanRequest, name: str) -> HardwarePl
     lat = latency_model(name, req.model)
     median_prompt = float(np.median(oracle.trace.input_tokens)) if oracle.trace.num_requests else 0.0
     price = req.price_per_gpu_hour if req.price_per_gpu_hour is not None else hw.price_per_gpu_hour
-    base = dict(hardware=name, link_nominal=hw.link_nominal, hbm_kv_bytes_per_pod=float(hbm * block_bytes),
-                cpu_kv_bytes_per_pod=float(cpu * block_bytes), hbm_blocks_per_pod=hbm, cpu_blocks_per_pod=cpu,
-                gpu_hit_ttft_s=lat.ttft_s(median_prompt, num_gpu_hit=median_prompt),
-                cpu_hit_ttft_s=lat.ttft_s(median_prompt, num_cpu_hit=median_prompt),
-                miss_ttft_s=lat.ttft_s(median_prompt), price_per_gpu_hour=price)
+    base = dict(
+        hardware=name,
+        link_nominal=hw.link_nominal,
+        hbm_kv_bytes_per_pod=float(hbm * block_bytes),
+        cpu_kv_bytes_per_pod=float(cpu * block_bytes),
+        hbm_blocks_per_pod=hbm,
+        cpu_blocks_per_pod=cpu,
+        gpu_hit_ttft_s=lat.ttft_s(median_prompt, num_gpu_hit=median_prompt),
+        cpu_hit_ttft_s=lat.ttft_s(median_prompt, num_cpu_hit=median_prompt),
+        miss_ttft_s=lat.ttft_s(median_prompt),
+        price_per_gpu_hour=price,
+    )
     if hbm <= 0:
-        return HardwarePlan(**base, num_pods=None, point=None, cost_per_hour=None,
-                            note=f"{req.model} does not fit in {name}'s HBM")
+        return HardwarePlan(
+            **base,
+            num_pods=None,
+            point=None,
+            cost_per_hour=None,
+            note=f"{req.model} does not fit in {name}'s HBM",
+        )
     seen: dict[int, PodsPoint] = {}
 
     def at(num_pods: int) -> PodsPoint:
@@ -160,8 +185,13 @@ def evaluate_pods(oracle: HitOracle, lat: LatencyModel, hbm: int, cpu: int, num_
     wait, rho = mg1_wait_s(service, rate_per_pod)
     qs = np.quantile(service, QUANTILES) + wait if service.size and math.isfinite(wait) else [wait] * 3
     quantiles = {f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, qs, strict=True)}
-    return PodsPoint(num_pods, float(all_hit.sum()) / oracle.total_tokens, float(gpu_hit.sum()) / oracle.total_tokens,
-                     quantiles, rho)
+    return PodsPoint(
+        num_pods,
+        float(all_hit.sum()) / oracle.total_tokens,
+        float(gpu_hit.sum()) / oracle.total_tokens,
+        quantiles,
+        rho,
+    )
 
 
 def _meets(point: PodsPoint, req: PlanRequest) -> bool:
@@ -221,8 +251,10 @@ def caption_parts(result: Plan) -> tuple[str, str, str]:
     """(inputs, time window, data source) of a plan, for the exported chart's caption."""
     req = result.request
     price = "profile prices" if req.price_per_gpu_hour is None else f"${req.price_per_gpu_hour:g}/GPU-hour"
-    inputs = (f"plan for {describe_target(req)}; model {req.model}; hardware {', '.join(req.hardware)}; {price}; "
-              f"CPU tier {req.cpu_share:.0%} of host DRAM")
+    inputs = (
+        f"plan for {describe_target(req)}; model {req.model}; hardware {', '.join(req.hardware)}; {price}; "
+        f"CPU tier {req.cpu_share:.0%} of host DRAM"
+    )
     window = f"{result.duration_s / 3600:.2f} h of trace ({result.num_requests:,} requests)"
     return inputs, window, result.trace_source or "in-memory trace"
 
@@ -241,13 +273,20 @@ class TierTtft:
     miss_s: tuple[float, ...]
 
 
-def tier_ttft_by_length(hardware: tuple[str, ...], model: str,
-                        prompt_tokens: tuple[int, ...] = PROMPT_LENGTHS) -> list[TierTtft]:
+def tier_ttft_by_length(
+    hardware: tuple[str, ...], model: str, prompt_tokens: tuple[int, ...] = PROMPT_LENGTHS
+) -> list[TierTtft]:
     """Per hardware, TTFT of an HBM hit, a CPU-tier hit and a miss at each prompt length (latency model)."""
     out = []
     for name in hardware:
         lat = latency_model(name, model)
-        out.append(TierTtft(name, prompt_tokens, tuple(lat.ttft_s(n, num_gpu_hit=n) for n in prompt_tokens),
-                            tuple(lat.ttft_s(n, num_cpu_hit=n) for n in prompt_tokens),
-                            tuple(lat.ttft_s(n) for n in prompt_tokens)))
+        out.append(
+            TierTtft(
+                name,
+                prompt_tokens,
+                tuple(lat.ttft_s(n, num_gpu_hit=n) for n in prompt_tokens),
+                tuple(lat.ttft_s(n, num_cpu_hit=n) for n in prompt_tokens),
+                tuple(lat.ttft_s(n) for n in prompt_tokens),
+            )
+        )
     return out

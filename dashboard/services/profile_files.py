@@ -60,7 +60,9 @@ def read_profiles(path: str | Path) -> tuple[list[HardwareProfile], list[ModelPr
                 raise ValueError(f"{where}: expected a table of keys, got {type(values).__name__}")
             fields = _fields(where, values, keys)
             if table == "hardware":
-                fields.setdefault("link_nominal", f"{values['link_h2d_gb_s']:g} GB/s host-to-device (user profile)")
+                fields.setdefault(
+                    "link_nominal", f"{values['link_h2d_gb_s']:g} GB/s host-to-device (user profile)"
+                )
             found[table].append(cls(name=name, **fields))
     return found["hardware"], found["model"]
 

@@ -14,7 +14,9 @@ from dashboard.store.queries import run_query
 def run_named_query(path: Path, name: str, params: dict[str, Any]) -> pd.DataFrame:
     """Open the store at path read-only, run queries/NAME.sql with params, close it."""
     if not Path(path).exists():
-        raise ValueError(f"store {path} does not exist (load data with `kvscope load-sample` or `kvscope collect`)")
+        raise ValueError(
+            f"store {path} does not exist (load data with `kvscope load-sample` or `kvscope collect`)"
+        )
     store = open_store(path, read_only=True)
     try:
         return run_query(store, name, **params)

@@ -49,8 +49,11 @@ def cluster_config(req: ReplayRequest, block_tokens: int) -> ClusterConfig:
     tiers += [TierConfig("cpu", req.cpu_blocks, req.policy)] if req.cpu_blocks else []
     tiers += [TierConfig("disk", req.disk_blocks, req.policy)] if req.disk_blocks else []
     return ClusterConfig(
-        num_pods=req.num_pods, tiers=tuple(tiers), router=RouterConfig(req.router, seed=req.seed),
-        hardware=hw_name, model=model_name,
+        num_pods=req.num_pods,
+        tiers=tuple(tiers),
+        router=RouterConfig(req.router, seed=req.seed),
+        hardware=hw_name,
+        model=model_name,
     )
 
 
@@ -61,5 +64,9 @@ def run_replay(trace: Trace, req: ReplayRequest) -> ReplaySummary:
     outcome = simulate(trace, config)
     elapsed = time.perf_counter() - started
     summary = summarize(trace, outcome, config, elapsed_s=elapsed)
-    effective = {"hbm_blocks": config.tiers[0].capacity_blocks, "hardware": config.hardware, "model": config.model}
+    effective = {
+        "hbm_blocks": config.tiers[0].capacity_blocks,
+        "hardware": config.hardware,
+        "model": config.model,
+    }
     return replace(summary, config=asdict(req) | effective)

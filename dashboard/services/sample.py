@@ -24,46 +24,60 @@ def metrics_table(story: Story, start: datetime) -> pa.Table:
     stamps = np.array([start + timedelta(seconds=float(s)) for s in story.scrape_s], dtype="datetime64[us]")
     num = len(story.scrape_s)
     labels = [sorted(s.labels.items()) for s in story.series]
-    return pa.table({
-        "ts": pa.array(np.tile(stamps, len(story.series)), pa.timestamp("us")),
-        "metric": pa.array([s.metric for s in story.series for _ in range(num)], pa.string()).dictionary_encode(),
-        "labels": pa.array([lab for lab in labels for _ in range(num)], LABELS_TYPE),
-        "value": pa.array(np.concatenate([s.values for s in story.series]), pa.float64()),
-    })
+    return pa.table(
+        {
+            "ts": pa.array(np.tile(stamps, len(story.series)), pa.timestamp("us")),
+            "metric": pa.array(
+                [s.metric for s in story.series for _ in range(num)], pa.string()
+            ).dictionary_encode(),
+            "labels": pa.array([lab for lab in labels for _ in range(num)], LABELS_TYPE),
+            "value": pa.array(np.concatenate([s.values for s in story.series]), pa.float64()),
+        }
+    )
 
 
 def requests_table(story: Story, start: datetime) -> pa.Table:
     """One row per request with its routing, cache outcome and TTFT."""
     tr, out = story.trace, story.outcome
     offsets = tr.offsets
-    stamps = (np.datetime64(start, "us") + (tr.arrival_s * 1e6).astype("timedelta64[us]"))
-    return pa.table({
-        "ts": pa.array(stamps, pa.timestamp("us")),
-        "request_id": pa.array([f"req-{i:06d}" for i in range(tr.num_requests)]),
-        "session_id": pa.array([f"s-{s:05d}" for s in tr.session_ids]),
-        "turn": pa.array(tr.turns, pa.int32()),
-        "tenant": pa.array([f"tenant-{t}" for t in tr.tenant_ids]),
-        "input_tokens": pa.array(tr.input_tokens, pa.int64()),
-        "output_tokens": pa.array(tr.output_tokens, pa.int64()),
-        "block_tokens": pa.array(np.full(tr.num_requests, tr.block_tokens), pa.int32()),
-        "block_ids": pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(tr.block_ids.astype(np.int64))),
-        "pod": pa.array([story.spec.pod_names[p] for p in out.pod]),
-        "cached_tokens_gpu": pa.array(out.cached_tokens[:, 0], pa.int64()),
-        "cached_tokens_cpu": pa.array(out.cached_tokens[:, 1], pa.int64()),
-        "ttft_s": pa.array(out.ttft_s, pa.float64()),
-    })
+    stamps = np.datetime64(start, "us") + (tr.arrival_s * 1e6).astype("timedelta64[us]")
+    return pa.table(
+        {
+            "ts": pa.array(stamps, pa.timestamp("us")),
+            "request_id": pa.array([f"req-{i:06d}" for i in range(tr.num_requests)]),
+            "session_id": pa.array([f"s-{s:05d}" for s in tr.session_ids]),
+            "turn": pa.array(tr.turns, pa.int32()),
+            "tenant": pa.array([f"tenant-{t}" for t in tr.tenant_ids]),
+            "input_tokens": pa.array(tr.input_tokens, pa.int64()),
+            "output_tokens": pa.array(tr.output_tokens, pa.int64()),
+            "block_tokens": pa.array(np.full(tr.num_requests, tr.block_tokens), pa.int32()),
+            "block_ids": pa.ListArray.from_arrays(
+                pa.array(offsets, pa.int32()), pa.array(tr.block_ids.astype(np.int64))
+            ),
+            "pod": pa.array([story.spec.pod_names[p] for p in out.pod]),
+            "cached_tokens_gpu": pa.array(out.cached_tokens[:, 0], pa.int64()),
+            "cached_tokens_cpu": pa.array(out.cached_tokens[:, 1], pa.int64()),
+            "ttft_s": pa.array(out.ttft_s, pa.float64()),
+        }
+    )
 
 
 def annotations_table(story: Story, start: datetime) -> pa.Table:
     """The story's events."""
-    return pa.table({
-        "ts": pa.array([start + timedelta(seconds=t) for t, _, _ in story.annotations], pa.timestamp("us")),
-        "kind": [k for _, k, _ in story.annotations],
-        "text": [x for _, _, x in story.annotations],
-    })
+    return pa.table(
+        {
+            "ts": pa.array(
+                [start + timedelta(seconds=t) for t, _, _ in story.annotations], pa.timestamp("us")
+            ),
+            "kind": [k for _, k, _ in story.annotations],
+            "text": [x for _, _, x in story.annotations],
+        }
+    )
 
 
-def write_sample(out_dir: Path, seed: int = 0, hours: float = 6.0, start: datetime = SAMPLE_START) -> dict[str, int]:
+def write_sample(
+    out_dir: Path, seed: int = 0, hours: float = 6.0, start: datetime = SAMPLE_START
+) -> dict[str, int]:
     """Generate the story and write the three files; returns their sizes in bytes."""
     story = sample_story(seed=seed, hours=hours)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -71,8 +85,15 @@ def write_sample(out_dir: Path, seed: int = 0, hours: float = 6.0, start: dateti
     sizes = {}
     for name, table in zip(FILES, tables, strict=True):
         # NOTE: fixed writer settings and no wall-clock metadata, so a seed gives identical bytes.
-        pq.write_table(table, out_dir / name, compression="zstd", compression_level=9, use_dictionary=True,
-                       write_statistics=True, store_schema=False)
+        pq.write_table(
+            table,
+            out_dir / name,
+            compression="zstd",
+            compression_level=9,
+            use_dictionary=True,
+            write_statistics=True,
+            store_schema=False,
+        )
         sizes[name] = (out_dir / name).stat().st_size
     return sizes
 
@@ -83,7 +104,9 @@ def store_is_empty(store: Store) -> bool:
     return int(counts.sum()) == 0
 
 
-def load_sample(db: Path, folder: Path = SAMPLE_DATA_DIR, only_if_empty: bool = False) -> dict[str, int] | None:
+def load_sample(
+    db: Path, folder: Path = SAMPLE_DATA_DIR, only_if_empty: bool = False
+) -> dict[str, int] | None:
     """Load a sample folder into the store at db; None if only_if_empty and it holds samples."""
     store = open_store(db)
     try:

@@ -29,24 +29,42 @@ class SavedReplay:
     curves: dict[str, MissRatioCurve]
 
 
-def save_replay(store: Store, name: str, trace_label: str, summary: ReplaySummary,
-                curves: dict[str, MissRatioCurve] | None = None, sweep: str | None = None,
-                created_at: datetime | None = None) -> int:
+def save_replay(
+    store: Store,
+    name: str,
+    trace_label: str,
+    summary: ReplaySummary,
+    curves: dict[str, MissRatioCurve] | None = None,
+    sweep: str | None = None,
+    created_at: datetime | None = None,
+) -> int:
     """Store a replay (replacing any earlier run called name) and its curves; returns the run_id."""
     if not name:
         raise ValueError("a saved replay needs a non-empty name (--save NAME)")
     cfg = summary.config
     summary_dict = summary.to_dict()
     row = {
-        "run_name": name, "sweep": sweep, "created_at": created_at or datetime.now(UTC).replace(tzinfo=None),
-        "trace": trace_label, "num_pods": cfg.get("num_pods", 1), "router": cfg.get("router", ""),
-        "policy": cfg.get("policy", ""), "hbm_blocks": cfg.get("hbm_blocks", 0), "cpu_blocks": cfg.get("cpu_blocks", 0),
-        "disk_blocks": cfg.get("disk_blocks", 0), "requests": summary.requests,
-        "block_accesses": summary.block_accesses, "block_hits": summary.block_hits,
-        "block_hit_ratio": summary.block_hit_ratio, "token_hit_ratio": summary.token_hit_ratio,
-        "ttft_p50_s": _finite(summary.ttft_s["p50"]), "ttft_p90_s": _finite(summary.ttft_s["p90"]),
-        "ttft_p99_s": _finite(summary.ttft_s["p99"]), "load_imbalance": summary.load_imbalance,
-        "elapsed_s": summary.elapsed_s, "config_json": json.dumps(cfg, sort_keys=True),
+        "run_name": name,
+        "sweep": sweep,
+        "created_at": created_at or datetime.now(UTC).replace(tzinfo=None),
+        "trace": trace_label,
+        "num_pods": cfg.get("num_pods", 1),
+        "router": cfg.get("router", ""),
+        "policy": cfg.get("policy", ""),
+        "hbm_blocks": cfg.get("hbm_blocks", 0),
+        "cpu_blocks": cfg.get("cpu_blocks", 0),
+        "disk_blocks": cfg.get("disk_blocks", 0),
+        "requests": summary.requests,
+        "block_accesses": summary.block_accesses,
+        "block_hits": summary.block_hits,
+        "block_hit_ratio": summary.block_hit_ratio,
+        "token_hit_ratio": summary.token_hit_ratio,
+        "ttft_p50_s": _finite(summary.ttft_s["p50"]),
+        "ttft_p90_s": _finite(summary.ttft_s["p90"]),
+        "ttft_p99_s": _finite(summary.ttft_s["p99"]),
+        "load_imbalance": summary.load_imbalance,
+        "elapsed_s": summary.elapsed_s,
+        "config_json": json.dumps(cfg, sort_keys=True),
         "summary_json": json.dumps(summary_dict, default=float),
     }
     with store.transaction() as cur:
@@ -55,10 +73,15 @@ def save_replay(store: Store, name: str, trace_label: str, summary: ReplaySummar
         execute_write(cur, "replay_runs_insert", **row)
         run_id = int(cur.fetchall()[0][0])
         for policy, curve in (curves or {}).items():
-            execute_write(cur, "replay_mrc_insert", run_id=run_id, policy=policy,
-                          capacity_blocks=curve.capacity_blocks.tolist(),
-                          block_hit_ratio=curve.block_hit_ratio.tolist(),
-                          token_hit_ratio=curve.token_hit_ratio.tolist())
+            execute_write(
+                cur,
+                "replay_mrc_insert",
+                run_id=run_id,
+                policy=policy,
+                capacity_blocks=curve.capacity_blocks.tolist(),
+                block_hit_ratio=curve.block_hit_ratio.tolist(),
+                token_hit_ratio=curve.token_hit_ratio.tolist(),
+            )
     return run_id
 
 
@@ -76,14 +99,22 @@ def load_replay(store: Store, name: str) -> SavedReplay:
     row = rows.iloc[0]
     points = run_query(store, "replay_mrc_points", run_id=int(row["run_id"]))
     curves = {
-        str(policy): MissRatioCurve(g["capacity_blocks"].to_numpy(np.int64), g["block_hit_ratio"].to_numpy(float),
-                                    g["token_hit_ratio"].to_numpy(float))
+        str(policy): MissRatioCurve(
+            g["capacity_blocks"].to_numpy(np.int64),
+            g["block_hit_ratio"].to_numpy(float),
+            g["token_hit_ratio"].to_numpy(float),
+        )
         for policy, g in points.groupby("policy", sort=True)
     }
     return SavedReplay(
-        run_id=int(row["run_id"]), name=str(row["name"]), sweep=None if pd.isna(row["sweep"]) else str(row["sweep"]),
-        created_at=pd.Timestamp(row["created_at"]).to_pydatetime(), trace=str(row["trace"]),
-        config=json.loads(row["config_json"]), summary=json.loads(row["summary_json"]), curves=curves,
+        run_id=int(row["run_id"]),
+        name=str(row["name"]),
+        sweep=None if pd.isna(row["sweep"]) else str(row["sweep"]),
+        created_at=pd.Timestamp(row["created_at"]).to_pydatetime(),
+        trace=str(row["trace"]),
+        config=json.loads(row["config_json"]),
+        summary=json.loads(row["summary_json"]),
+        curves=curves,
     )
 
 

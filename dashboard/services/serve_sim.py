@@ -52,12 +52,20 @@ def _renderer(cluster: SimCluster, pod: int | None) -> Callable[[], str]:
         # NOTE: a real vLLM/EPP page has no `pod` label; exposing one would make Prometheus
         # rename it to exported_pod next to the target's own `pod`.
         return render(without_pod_label(series))
+
     return render_now
 
 
-def start(num_pods: int, port: int, speed: float, seed: int, hours: float,
-          restarts: tuple[tuple[float, int], ...] = (), host: str = "127.0.0.1",
-          dialect: Dialect = DEFAULT_DIALECT) -> SimCluster:
+def start(
+    num_pods: int,
+    port: int,
+    speed: float,
+    seed: int,
+    hours: float,
+    restarts: tuple[tuple[float, int], ...] = (),
+    host: str = "127.0.0.1",
+    dialect: Dialect = DEFAULT_DIALECT,
+) -> SimCluster:
     """Simulate the whole horizon once, then serve it as time passes."""
     if speed <= 0:
         raise ValueError(f"--speed must be positive, got {speed}")
@@ -70,12 +78,22 @@ def start(num_pods: int, port: int, speed: float, seed: int, hours: float,
 
 def prometheus_config(num_pods: int, port: int, host: str = "127.0.0.1", scrape_interval: str = "15s") -> str:
     """A Prometheus config scraping every simulated pod and the EPP, each with a `pod` label."""
-    lines = ["global:", f"  scrape_interval: {scrape_interval}", f"  evaluation_interval: {scrape_interval}",
-             "scrape_configs:", "  - job_name: vllm", "    static_configs:"]
+    lines = [
+        "global:",
+        f"  scrape_interval: {scrape_interval}",
+        f"  evaluation_interval: {scrape_interval}",
+        "scrape_configs:",
+        "  - job_name: vllm",
+        "    static_configs:",
+    ]
     for i in range(num_pods):
         lines += [f"      - targets: ['{host}:{port + i}']", f"        labels: {{pod: 'vllm-{i}'}}"]
-    lines += ["  - job_name: epp", "    static_configs:",
-              f"      - targets: ['{host}:{port + num_pods}']", "        labels: {pod: 'epp-0'}"]
+    lines += [
+        "  - job_name: epp",
+        "    static_configs:",
+        f"      - targets: ['{host}:{port + num_pods}']",
+        "        labels: {pod: 'epp-0'}",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -27,9 +27,18 @@ from dashboard.services.saved_replays import save_replay
 from dashboard.store.db import Store
 
 # grid key -> ReplayRequest field; a grid may also carry `name` (the sweep's name).
-GRID_KEYS = {"pods": "num_pods", "num_pods": "num_pods", "router": "router", "policy": "policy",
-             "hbm_blocks": "hbm_blocks", "cpu_blocks": "cpu_blocks", "disk_blocks": "disk_blocks",
-             "hardware": "hardware", "model": "model", "seed": "seed"}
+GRID_KEYS = {
+    "pods": "num_pods",
+    "num_pods": "num_pods",
+    "router": "router",
+    "policy": "policy",
+    "hbm_blocks": "hbm_blocks",
+    "cpu_blocks": "cpu_blocks",
+    "disk_blocks": "disk_blocks",
+    "hardware": "hardware",
+    "model": "model",
+    "seed": "seed",
+}
 _INT_FIELDS = {f.name for f in fields(ReplayRequest) if f.type in ("int", "int | None")}
 
 
@@ -49,7 +58,9 @@ def read_grid(path: str | Path) -> SweepGrid:
     try:
         raw = json.loads(path.read_text()) if path.suffix == ".json" else tomllib.loads(path.read_text())
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path}: not a valid {'JSON' if path.suffix == '.json' else 'TOML'} grid: {exc}") from None
+        raise ValueError(
+            f"{path}: not a valid {'JSON' if path.suffix == '.json' else 'TOML'} grid: {exc}"
+        ) from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a grid is a table of parameter = [values]")
     name = str(raw.pop("name", path.stem))
@@ -60,7 +71,9 @@ def grid_requests(grid: dict, where: str = "grid") -> list[ReplayRequest]:
     """Every combination of the grid's value lists, as ReplayRequests, in file order."""
     unknown = sorted(set(grid) - set(GRID_KEYS))
     if unknown:
-        raise ValueError(f"{where}: unknown grid key(s) {', '.join(unknown)}; known: {', '.join(GRID_KEYS)}, name")
+        raise ValueError(
+            f"{where}: unknown grid key(s) {', '.join(unknown)}; known: {', '.join(GRID_KEYS)}, name"
+        )
     axes = []
     for key, values in grid.items():
         values = values if isinstance(values, list) else [values]
@@ -97,8 +110,9 @@ def _run_one(index: int, req: ReplayRequest) -> tuple[int, ReplaySummary]:
     return index, run_replay(_WORKER_TRACE[0], req)
 
 
-def iter_sweep(trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest],
-               num_workers: int = 2) -> Iterator[tuple[int, ReplaySummary]]:
+def iter_sweep(
+    trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest], num_workers: int = 2
+) -> Iterator[tuple[int, ReplaySummary]]:
     """Run every request, yielding (index, summary) as each finishes (order of completion)."""
     check_requests(requests, trace.block_tokens)
     if num_workers < 1:
@@ -110,14 +124,17 @@ def iter_sweep(trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRe
     methods = multiprocessing.get_all_start_methods()
     # NOTE: fork shares the parent's loaded modules and numba cache; spawn is the portable fallback.
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ProcessPoolExecutor(num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)) as pool:
+    with ProcessPoolExecutor(
+        num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)
+    ) as pool:
         futures = [pool.submit(_run_one, i, req) for i, req in enumerate(requests)]
         for future in as_completed(futures):
             yield future.result()
 
 
-def run_sweep(trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest],
-              num_workers: int = 2) -> list[ReplaySummary]:
+def run_sweep(
+    trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest], num_workers: int = 2
+) -> list[ReplaySummary]:
     """Summaries of every request, in request order."""
     results: dict[int, ReplaySummary] = dict(iter_sweep(trace, requests, num_workers))
     return [results[i] for i in range(len(requests))]
@@ -125,7 +142,10 @@ def run_sweep(trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayReq
 
 def save_sweep(store: Store, sweep_name: str, trace_label: str, summaries: list[ReplaySummary]) -> list[int]:
     """Store each config's summary as run `<sweep_name>/<index>` of sweep sweep_name; returns run_ids."""
-    return [save_replay(store, f"{sweep_name}/{i}", trace_label, s, sweep=sweep_name) for i, s in enumerate(summaries)]
+    return [
+        save_replay(store, f"{sweep_name}/{i}", trace_label, s, sweep=sweep_name)
+        for i, s in enumerate(summaries)
+    ]
 
 
 def _curve_point(capacity: int, policy: str) -> np.ndarray:
@@ -139,7 +159,11 @@ def policy_curve(trace: Trace, policy: str, capacities: np.ndarray, num_workers:
         return lru_mrc(trace, capacities)
     if num_workers <= 1 or len(capacities) < 2:
         return policy_mrc(trace, policy, capacities)
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)) as pool:
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
+    with ProcessPoolExecutor(
+        num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)
+    ) as pool:
         hits = list(pool.map(_curve_point, [int(c) for c in capacities], [policy] * len(capacities)))
     return curve_from_hits(trace, capacities, hits)

@@ -13,7 +13,9 @@ from dashboard.store.db import Store, open_store
 AUTO_FORMAT = "auto"
 
 
-def import_into(store: Store | None, db_path: str | Path, source: str | Path, fmt: str, name: str) -> TraceInfo:
+def import_into(
+    store: Store | None, db_path: str | Path, source: str | Path, fmt: str, name: str
+) -> TraceInfo:
     """Import source as name: through store when it is writable, else on a connection of its own.
 
     fmt is a reader name or AUTO_FORMAT (sniffed). The store file is created if it does not exist.

@@ -37,7 +37,9 @@ class TraceInfo:
         return {**self.__dict__, "imported_at": self.imported_at.isoformat()}
 
 
-def import_trace(store: Store, path: str | Path, fmt: str | None, name: str, block_tokens: int | None = None) -> TraceInfo:
+def import_trace(
+    store: Store, path: str | Path, fmt: str | None, name: str, block_tokens: int | None = None
+) -> TraceInfo:
     """Read path (format fmt, or sniffed) and store it as name in one transaction."""
     if not name or not name.strip():
         raise ValueError("trace name must not be empty")
@@ -49,18 +51,34 @@ def import_trace(store: Store, path: str | Path, fmt: str | None, name: str, blo
     imported_at = datetime.now(UTC).replace(tzinfo=None)
     with store.transaction() as cur:
         execute_write(
-            cur, "trace_insert", trace_name=name, format=fmt, source_path=str(path.resolve()),
-            block_tokens=trace.block_tokens, num_requests=trace.num_requests,
-            num_block_accesses=trace.num_block_accesses, num_blocks=trace.num_blocks,
-            type_names=list(trace.type_names), has_tenants=str(trace.tenant_ids is not None).lower(),
+            cur,
+            "trace_insert",
+            trace_name=name,
+            format=fmt,
+            source_path=str(path.resolve()),
+            block_tokens=trace.block_tokens,
+            num_requests=trace.num_requests,
+            num_block_accesses=trace.num_block_accesses,
+            num_blocks=trace.num_blocks,
+            type_names=list(trace.type_names),
+            has_tenants=str(trace.tenant_ids is not None).lower(),
             imported_at=imported_at,
         )
         trace_id = int(cur.fetchall()[0][0])
         # NOTE: the registration lives on this transaction's cursor and ends with it.
         cur.register("incoming_trace", _requests_table(trace))
         execute_write(cur, "trace_requests_insert", trace_id=trace_id)
-    return TraceInfo(trace_id, name, fmt, str(path.resolve()), trace.block_tokens, trace.num_requests,
-                     trace.num_block_accesses, trace.num_blocks, imported_at)
+    return TraceInfo(
+        trace_id,
+        name,
+        fmt,
+        str(path.resolve()),
+        trace.block_tokens,
+        trace.num_requests,
+        trace.num_block_accesses,
+        trace.num_blocks,
+        imported_at,
+    )
 
 
 def list_traces(store: Store) -> list[TraceInfo]:
@@ -75,8 +93,10 @@ def load_stored_trace(store: Store, name: str) -> Trace:
     """The canonical Trace imported as name, identical to the one read from its file."""
     known = [t.name for t in list_traces(store)]
     if name not in known:
-        raise ValueError(f"{name!r} is neither a trace file nor a trace imported into {store.path} "
-                         f"(imported: {', '.join(known) or 'none'})")
+        raise ValueError(
+            f"{name!r} is neither a trace file nor a trace imported into {store.path} "
+            f"(imported: {', '.join(known) or 'none'})"
+        )
     meta = run_query(store, "trace_list", trace_name=name)
     row = meta.iloc[0]
     frame = run_query(store, "trace_requests", max_rows=MAX_REQUESTS, trace_name=name)
@@ -107,21 +127,37 @@ def _requests_table(trace: Trace) -> pa.Table:
     def nullable(values: np.ndarray, kind: pa.DataType) -> pa.Array:
         return pa.array(values, kind, mask=values == UNKNOWN)
 
-    return pa.table({
-        "idx": pa.array(np.arange(n), pa.int64()),
-        "arrival_s": pa.array(trace.arrival_s, pa.float64()),
-        "session_id": nullable(trace.session_ids, pa.int64()),
-        "turn": nullable(trace.turns, pa.int32()),
-        "type": pa.array(names[np.where(trace.type_codes == UNKNOWN, len(names) - 1, trace.type_codes)], pa.string()),
-        "tenant_id": nullable(trace.tenant_ids if trace.tenant_ids is not None else np.full(n, UNKNOWN, np.int32),
-                              pa.int32()),
-        "input_tokens": pa.array(trace.input_tokens, pa.int64()),
-        "output_tokens": pa.array(trace.output_tokens, pa.int64()),
-        "block_ids": pa.ListArray.from_arrays(pa.array(trace.offsets.astype(np.int32)), pa.array(trace.block_ids)),
-    })
+    return pa.table(
+        {
+            "idx": pa.array(np.arange(n), pa.int64()),
+            "arrival_s": pa.array(trace.arrival_s, pa.float64()),
+            "session_id": nullable(trace.session_ids, pa.int64()),
+            "turn": nullable(trace.turns, pa.int32()),
+            "type": pa.array(
+                names[np.where(trace.type_codes == UNKNOWN, len(names) - 1, trace.type_codes)], pa.string()
+            ),
+            "tenant_id": nullable(
+                trace.tenant_ids if trace.tenant_ids is not None else np.full(n, UNKNOWN, np.int32),
+                pa.int32(),
+            ),
+            "input_tokens": pa.array(trace.input_tokens, pa.int64()),
+            "output_tokens": pa.array(trace.output_tokens, pa.int64()),
+            "block_ids": pa.ListArray.from_arrays(
+                pa.array(trace.offsets.astype(np.int32)), pa.array(trace.block_ids)
+            ),
+        }
+    )
 
 
 def _info(row: object) -> TraceInfo:
-    return TraceInfo(int(row.trace_id), row.name, row.format, row.source_path, int(row.block_tokens),
-                     int(row.num_requests), int(row.num_block_accesses), int(row.num_blocks),
-                     row.imported_at.to_pydatetime())
+    return TraceInfo(
+        int(row.trace_id),
+        row.name,
+        row.format,
+        row.source_path,
+        int(row.block_tokens),
+        int(row.num_requests),
+        int(row.num_block_accesses),
+        int(row.num_blocks),
+        row.imported_at.to_pydatetime(),
+    )

@@ -84,8 +84,10 @@ def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
     except duckdb.Error as exc:
         conn.close()
         if "conflict" in str(exc).lower() or "lock" in str(exc).lower():
-            raise ValueError(f"store {path} is open for writing (a live collector or another kvscope); "
-                             "the read-only console cannot attach it now") from exc
+            raise ValueError(
+                f"store {path} is open for writing (a live collector or another kvscope); "
+                "the read-only console cannot attach it now"
+            ) from exc
         raise ValueError(f"cannot open store {path}: {one_line(exc)}") from exc
     return conn
 

@@ -20,8 +20,19 @@ from dashboard.store.queries import execute_write
 
 SAMPLE_COLUMNS = ("ts", "metric", "labels", "value")
 REQUEST_COLUMNS = (
-    "ts", "request_id", "session_id", "turn", "tenant", "input_tokens", "output_tokens",
-    "block_tokens", "block_ids", "pod", "cached_tokens_gpu", "cached_tokens_cpu", "ttft_s",
+    "ts",
+    "request_id",
+    "session_id",
+    "turn",
+    "tenant",
+    "input_tokens",
+    "output_tokens",
+    "block_tokens",
+    "block_ids",
+    "pod",
+    "cached_tokens_gpu",
+    "cached_tokens_cpu",
+    "ttft_s",
 )
 ANNOTATION_COLUMNS = ("ts", "kind", "text")
 
@@ -75,14 +86,19 @@ def _read_answer(cur, body: bytes, where: str) -> SeriesSamples:
         try:
             execute_write(cur, "query_result_read", path=str(path))
         except duckdb.Error as exc:
-            raise ValueError(f"{where}: not a Prometheus query answer: {str(exc).splitlines()[0][:200]}") from None
+            raise ValueError(
+                f"{where}: not a Prometheus query answer: {str(exc).splitlines()[0][:200]}"
+            ) from None
     execute_write(cur, "query_result_series")
     series = cur.fetchall()  # a few hundred rows: (idx, metric, labels as a dict)
     execute_write(cur, "query_result_points")
     points = cur.fetchnumpy()
     return SeriesSamples(
-        metrics=[metric for _, metric, _ in series], labels=[labels for _, _, labels in series],
-        series=points["idx"], ts=points["ts"].astype("datetime64[us]"), values=points["value"],
+        metrics=[metric for _, metric, _ in series],
+        labels=[labels for _, _, labels in series],
+        series=points["idx"],
+        ts=points["ts"].astype("datetime64[us]"),
+        values=points["value"],
     )
 
 
@@ -95,27 +111,35 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
     labels = [sorted((k, v) for k, v in d.items() if v is not None) for d in batch.labels]
     keys = [_series_key(metric, items) for metric, items in zip(batch.metrics, labels, strict=True)]
     try:
-        series = pa.table({
-            "idx": pa.array(np.arange(len(keys)), pa.int64()),
-            "series_key": pa.array(keys, pa.string()),
-            "metric": pa.array(batch.metrics, pa.string()),
-            "labels": pa.array(labels, LABELS_TYPE),
-        })
+        series = pa.table(
+            {
+                "idx": pa.array(np.arange(len(keys)), pa.int64()),
+                "series_key": pa.array(keys, pa.string()),
+                "metric": pa.array(batch.metrics, pa.string()),
+                "labels": pa.array(labels, LABELS_TYPE),
+            }
+        )
     except pa.ArrowException as exc:
         raise ValueError(f"{where}: labels must map names to strings: {exc}") from None
     # NOTE: the registrations live on this transaction's cursor and end with it.
     cur.register("incoming_series", series)
     ids = _series_ids(cur, len(keys))
     ts = batch.ts.astype("datetime64[us]", copy=False)  # every writer already hands in microseconds
-    cur.register("incoming_points", pa.table({
-        "series_id": pa.array(ids[batch.series], pa.int64()),
-        "ts": pa.array(ts, pa.timestamp("us")),
-        "value": pa.array(batch.values, pa.float64()),
-    }))
+    cur.register(
+        "incoming_points",
+        pa.table(
+            {
+                "series_id": pa.array(ids[batch.series], pa.int64()),
+                "ts": pa.array(ts, pa.timestamp("us")),
+                "value": pa.array(batch.values, pa.float64()),
+            }
+        ),
+    )
     # NOTE: only a batch with two series of one key can repeat a (series, ts), so only then does
     # the insert pay for deduplicating (a hash aggregate over the whole batch).
-    execute_write(cur, "samples_insert", lo=ts.min().item(), hi=ts.max().item(),
-                  shares_keys=len(set(keys)) < len(keys))
+    execute_write(
+        cur, "samples_insert", lo=ts.min().item(), hi=ts.max().item(), shares_keys=len(set(keys)) < len(keys)
+    )
     return cur.fetchall()[0][0]  # the INSERT's row count
 
 
@@ -176,7 +200,9 @@ _INFINITE_VALUE = re.compile(rb'(,\s*)"([+-])Inf"(\s*\])')
 
 def _grouped(samples: pa.Table | pd.DataFrame, where: str) -> SeriesSamples:
     """(ts, metric, labels, value) rows → SeriesSamples; labels may be dicts, maps or structs."""
-    frame = _as_arrow(samples, SAMPLE_COLUMNS, where).to_pandas() if isinstance(samples, pa.Table) else samples
+    frame = (
+        _as_arrow(samples, SAMPLE_COLUMNS, where).to_pandas() if isinstance(samples, pa.Table) else samples
+    )
     missing = [c for c in SAMPLE_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{where}: missing column(s) {', '.join(missing)}")
@@ -186,8 +212,11 @@ def _grouped(samples: pa.Table | pd.DataFrame, where: str) -> SeriesSamples:
     keys = zip(frame["metric"].tolist(), map(_label_items, frame["labels"].tolist()), strict=True)
     series = np.fromiter((ids.setdefault(k, len(ids)) for k in keys), np.int64, len(frame))
     return SeriesSamples(
-        metrics=[metric for metric, _ in ids], labels=[dict(items) for _, items in ids], series=series,
-        ts=_timestamps(frame["ts"], where), values=_floats(frame["value"], where),
+        metrics=[metric for metric, _ in ids],
+        labels=[dict(items) for _, items in ids],
+        series=series,
+        ts=_timestamps(frame["ts"], where),
+        values=_floats(frame["value"], where),
     )
 
 

@@ -81,7 +81,9 @@ def pods(path: str) -> list[str]:
 
 
 @st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
-def frame(path: str, name: str, tr: overview.TimeRange | None = None, pods_key: tuple[str, ...] = ()) -> pd.DataFrame:
+def frame(
+    path: str, name: str, tr: overview.TimeRange | None = None, pods_key: tuple[str, ...] = ()
+) -> pd.DataFrame:
     """A cached overview frame by service-function name (hit_rate, ttft_quantiles, …)."""
     fn = getattr(overview, name)
     store = _open(path)

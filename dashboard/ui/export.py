@@ -45,12 +45,31 @@ def captioned(fig: go.Figure, caption: str) -> go.Figure:
     # NOTE: the axis titles, then the legend, then the caption, from the plot down; the legend is
     # pinned just above the caption (container coordinates of the fixed export height).
     bottom = 110 + caption_px
-    out.update_layout(margin={"b": bottom}, height=EXPORT_HEIGHT_PX,
-                      legend={"orientation": "h", "yref": "container", "y": caption_px / EXPORT_HEIGHT_PX,
-                              "yanchor": "bottom", "x": 0, "xanchor": "left"})
-    out.add_annotation(text="<br>".join(html.escape(line) for line in lines), xref="paper", yref="paper",
-                       x=0, y=0, yshift=-(bottom - 6), xanchor="left", yanchor="bottom", showarrow=False,
-                       align="left", font={"size": CAPTION_FONT_PX, "color": "#374151"})
+    out.update_layout(
+        margin={"b": bottom},
+        height=EXPORT_HEIGHT_PX,
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "y": caption_px / EXPORT_HEIGHT_PX,
+            "yanchor": "bottom",
+            "x": 0,
+            "xanchor": "left",
+        },
+    )
+    out.add_annotation(
+        text="<br>".join(html.escape(line) for line in lines),
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=0,
+        yshift=-(bottom - 6),
+        xanchor="left",
+        yanchor="bottom",
+        showarrow=False,
+        align="left",
+        font={"size": CAPTION_FONT_PX, "color": "#374151"},
+    )
     return out
 
 
@@ -60,25 +79,35 @@ def _use_system_chromium() -> None:
         os.environ["BROWSER_PATH"] = CHROMIUM
 
 
-def export_png(fig: go.Figure, caption: str, width: int = EXPORT_WIDTH_PX, height: int = EXPORT_HEIGHT_PX,
-               scale: float = 2.0) -> bytes:
+def export_png(
+    fig: go.Figure,
+    caption: str,
+    width: int = EXPORT_WIDTH_PX,
+    height: int = EXPORT_HEIGHT_PX,
+    scale: float = 2.0,
+) -> bytes:
     """PNG bytes of fig with its caption (kaleido + Chromium); RuntimeError with the cause if no browser runs."""
     _use_system_chromium()
     try:
         return captioned(fig, caption).to_image(format="png", width=width, height=height, scale=scale)
     except Exception as exc:  # kaleido raises several types when Chromium is missing or crashes
-        raise RuntimeError(f"PNG export failed (kaleido with {os.environ.get('BROWSER_PATH', 'no browser')}): "
-                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+        raise RuntimeError(
+            f"PNG export failed (kaleido with {os.environ.get('BROWSER_PATH', 'no browser')}): "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        ) from exc
 
 
 def export_html(fig: go.Figure, caption: str) -> str:
     """One self-contained HTML file (plotly.js inlined) showing fig with its caption."""
-    body = captioned(fig, caption).to_html(full_html=False, include_plotlyjs=True,
-                                           default_width="100%", default_height=f"{EXPORT_HEIGHT_PX}px")
+    body = captioned(fig, caption).to_html(
+        full_html=False, include_plotlyjs=True, default_width="100%", default_height=f"{EXPORT_HEIGHT_PX}px"
+    )
     title = html.escape(fig.layout.title.text or "kvscope chart")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{title}</title></head>\n"
-            f"<body style='font-family: sans-serif'>\n<figure>{body}\n"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>\n</body></html>\n")
+    return (
+        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{title}</title></head>\n"
+        f"<body style='font-family: sans-serif'>\n<figure>{body}\n"
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>\n</body></html>\n"
+    )
 
 
 def export_buttons(fig: go.Figure, caption: str, key: str, filename: str = "kvscope-chart") -> None:
@@ -86,11 +115,23 @@ def export_buttons(fig: go.Figure, caption: str, key: str, filename: str = "kvsc
     import streamlit as st  # NOTE: here, so `kvscope plan --png` never imports streamlit
 
     left, right = st.columns(2)
-    left.download_button("Download HTML", export_html(fig, caption), file_name=f"{filename}.html",
-                         mime="text/html", key=f"{key}_html")
-    if right.toggle("Prepare PNG", key=f"{key}_png_ready", help="renders through headless Chromium (a second or two)"):
+    left.download_button(
+        "Download HTML",
+        export_html(fig, caption),
+        file_name=f"{filename}.html",
+        mime="text/html",
+        key=f"{key}_html",
+    )
+    if right.toggle(
+        "Prepare PNG", key=f"{key}_png_ready", help="renders through headless Chromium (a second or two)"
+    ):
         try:
-            right.download_button("Download PNG", export_png(fig, caption), file_name=f"{filename}.png",
-                                  mime="image/png", key=f"{key}_png")
+            right.download_button(
+                "Download PNG",
+                export_png(fig, caption),
+                file_name=f"{filename}.png",
+                mime="image/png",
+                key=f"{key}_png",
+            )
         except RuntimeError as exc:
             right.error(str(exc))

@@ -13,26 +13,69 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
     """Per hardware: token hit ratio (%) and TTFT of the target quantile (s) versus pods, answer marked."""
     req = plan.request
     quantile = "p90" if req.target == "hit" else req.target.removeprefix("ttft-")
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("token hit ratio, GPU + CPU tier (%)", f"TTFT {quantile} (s)"))
-    fig.update_layout(template=register_template(), height=450, hovermode="x unified", margin={"t": 95},
-                      title=f"Capacity plan: {describe_target(req)} — {req.model}, pooled LRU over N pods")
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        horizontal_spacing=0.1,
+        subplot_titles=("token hit ratio, GPU + CPU tier (%)", f"TTFT {quantile} (s)"),
+    )
+    fig.update_layout(
+        template=register_template(),
+        height=450,
+        hovermode="x unified",
+        margin={"t": 95},
+        title=f"Capacity plan: {describe_target(req)} — {req.model}, pooled LRU over N pods",
+    )
     for i, option in enumerate(plan.options):
         color = PALETTE[i % len(PALETTE)]
         pods = [p.num_pods for p in option.curve]
-        common = {"legendgroup": option.hardware, "line": {"color": color, "width": 2}, "mode": "lines+markers"}
-        fig.add_scatter(x=pods, y=[p.token_hit_ratio * 100 for p in option.curve], name=option.hardware,
-                        hovertemplate="%{y:.1f}%", row=1, col=1, **common)
-        fig.add_scatter(x=pods, y=[p.ttft_s[quantile] for p in option.curve], name=option.hardware,
-                        showlegend=False, hovertemplate="%{y:.3f} s", row=1, col=2, **common)
+        common = {
+            "legendgroup": option.hardware,
+            "line": {"color": color, "width": 2},
+            "mode": "lines+markers",
+        }
+        fig.add_scatter(
+            x=pods,
+            y=[p.token_hit_ratio * 100 for p in option.curve],
+            name=option.hardware,
+            hovertemplate="%{y:.1f}%",
+            row=1,
+            col=1,
+            **common,
+        )
+        fig.add_scatter(
+            x=pods,
+            y=[p.ttft_s[quantile] for p in option.curve],
+            name=option.hardware,
+            showlegend=False,
+            hovertemplate="%{y:.3f} s",
+            row=1,
+            col=2,
+            **common,
+        )
         if option.point is not None:
             marker = {"symbol": "star", "size": 14, "color": color, "line": {"color": "#111827", "width": 1}}
             for col, y in ((1, option.point.token_hit_ratio * 100), (2, option.point.ttft_s[quantile])):
-                fig.add_scatter(x=[option.num_pods], y=[y], mode="markers", marker=marker, showlegend=False,
-                                legendgroup=option.hardware, hovertemplate=f"{option.hardware}: plan", row=1, col=col)
+                fig.add_scatter(
+                    x=[option.num_pods],
+                    y=[y],
+                    mode="markers",
+                    marker=marker,
+                    showlegend=False,
+                    legendgroup=option.hardware,
+                    hovertemplate=f"{option.hardware}: plan",
+                    row=1,
+                    col=col,
+                )
     target_row = (1, req.target_value * 100) if req.target == "hit" else (2, req.target_value)
-    fig.add_hline(y=target_row[1], line={"dash": "dash", "color": "#6b7280"}, row=1, col=target_row[0],
-                  annotation_text="target", annotation_position="top left")
+    fig.add_hline(
+        y=target_row[1],
+        line={"dash": "dash", "color": "#6b7280"},
+        row=1,
+        col=target_row[0],
+        annotation_text="target",
+        annotation_position="top left",
+    )
     top = max((p.num_pods for o in plan.options for p in o.curve), default=1)
     fig.update_xaxes(type="log" if top > 16 else "linear", title_text="pods")
     fig.update_yaxes(type="log", row=1, col=2)
@@ -42,16 +85,30 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
 def tier_ttft_chart(curves: list[TierTtft], model: str) -> go.Figure:
     """TTFT (s) versus prompt length per hardware: CPU-tier hit (solid), miss (dashed), HBM hit (dotted)."""
     fig = go.Figure()
-    fig.update_layout(template=register_template(), height=400, hovermode="x unified",
-                      title=f"TTFT by where the prompt's KV comes from — {model}, idle pod (s)",
-                      xaxis_title="prompt tokens", yaxis_title="TTFT (s)")
+    fig.update_layout(
+        template=register_template(),
+        height=400,
+        hovermode="x unified",
+        title=f"TTFT by where the prompt's KV comes from — {model}, idle pod (s)",
+        xaxis_title="prompt tokens",
+        yaxis_title="TTFT (s)",
+    )
     for i, c in enumerate(curves):
         color = PALETTE[i % len(PALETTE)]
-        for label, values, dash in (("CPU-tier hit", c.cpu_hit_s, "solid"), ("miss", c.miss_s, "dash"),
-                                    ("HBM hit", c.gpu_hit_s, "dot")):
-            fig.add_scatter(x=c.prompt_tokens, y=values, name=f"{c.hardware} {label}", mode="lines",
-                            line={"color": color, "dash": dash, "width": 2.5 if dash == "solid" else 1.5},
-                            legendgroup=c.hardware, hovertemplate="%{y:.3f} s")
+        for label, values, dash in (
+            ("CPU-tier hit", c.cpu_hit_s, "solid"),
+            ("miss", c.miss_s, "dash"),
+            ("HBM hit", c.gpu_hit_s, "dot"),
+        ):
+            fig.add_scatter(
+                x=c.prompt_tokens,
+                y=values,
+                name=f"{c.hardware} {label}",
+                mode="lines",
+                line={"color": color, "dash": dash, "width": 2.5 if dash == "solid" else 1.5},
+                legendgroup=c.hardware,
+                hovertemplate="%{y:.3f} s",
+            )
     fig.update_xaxes(type="log", dtick="D2")
     fig.update_yaxes(type="log", dtick="D2")
     return fig
@@ -62,15 +119,20 @@ def plan_table(plan: Plan) -> list[dict]:
     rows = []
     for o in plan.options:
         p = o.point
-        rows.append({
-            "hardware": o.hardware, "CPU link": o.link_nominal,
-            "HBM KV per pod (GB)": round(o.hbm_kv_bytes_per_pod / 1e9, 1),
-            "CPU KV per pod (GB)": round(o.cpu_kv_bytes_per_pod / 1e9, 1),
-            "CPU-hit TTFT (ms)": round(o.cpu_hit_ttft_s * 1000, 1),
-            "pods": o.num_pods, "token hit ratio (%)": round(p.token_hit_ratio * 100, 1) if p else None,
-            "TTFT p90 (s)": round(p.ttft_s["p90"], 3) if p else None,
-            "TTFT p99 (s)": round(p.ttft_s["p99"], 3) if p else None,
-            "pod utilization (%)": round(p.utilization * 100, 1) if p else None,
-            "$ per hour": round(o.cost_per_hour, 2) if o.cost_per_hour is not None else None, "note": o.note,
-        })
+        rows.append(
+            {
+                "hardware": o.hardware,
+                "CPU link": o.link_nominal,
+                "HBM KV per pod (GB)": round(o.hbm_kv_bytes_per_pod / 1e9, 1),
+                "CPU KV per pod (GB)": round(o.cpu_kv_bytes_per_pod / 1e9, 1),
+                "CPU-hit TTFT (ms)": round(o.cpu_hit_ttft_s * 1000, 1),
+                "pods": o.num_pods,
+                "token hit ratio (%)": round(p.token_hit_ratio * 100, 1) if p else None,
+                "TTFT p90 (s)": round(p.ttft_s["p90"], 3) if p else None,
+                "TTFT p99 (s)": round(p.ttft_s["p99"], 3) if p else None,
+                "pod utilization (%)": round(p.utilization * 100, 1) if p else None,
+                "$ per hour": round(o.cost_per_hour, 2) if o.cost_per_hour is not None else None,
+                "note": o.note,
+            }
+        )
     return rows

@@ -67,8 +67,10 @@ def _collector_status(sb) -> None:
     now = datetime.now(tz=UTC).replace(tzinfo=None)
     lag = state.lag_s(now)
     pulled = "never" if state.last_pull_at is None else f"{state.last_pull_at:%H:%M:%S} UTC"
-    sb.caption(f"Collector: last pull {pulled} · lag {'—' if lag is None else f'{lag:.0f} s'} · "
-               f"{state.num_stored:,} samples stored")
+    sb.caption(
+        f"Collector: last pull {pulled} · lag {'—' if lag is None else f'{lag:.0f} s'} · "
+        f"{state.num_stored:,} samples stored"
+    )
     if state.last_error:
         sb.error(f"Collector: {state.last_error} — showing stored data")
 
@@ -77,7 +79,9 @@ def _custom_range(bounds: overview.Bounds) -> tuple[datetime, datetime]:
     last = bounds.last_ts or datetime(1970, 1, 1)
     first = bounds.first_ts or last
     day = st.sidebar.date_input("Day (UTC)", value=last.date(), key="sidebar_day")
-    start_t = st.sidebar.time_input("From (UTC)", value=first.time() if first.date() == day else time(0), key="sidebar_from")
+    start_t = st.sidebar.time_input(
+        "From (UTC)", value=first.time() if first.date() == day else time(0), key="sidebar_from"
+    )
     end_t = st.sidebar.time_input("To (UTC)", value=last.time(), key="sidebar_to")
     start, end = datetime.combine(day, start_t), datetime.combine(day, end_t)
     if end <= start:

@@ -6,8 +6,20 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 TEMPLATE_NAME = "kvscope"
-PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#65a30d",
-           "#475569", "#ea580c", "#0d9488", "#9333ea")
+PALETTE = (
+    "#2563eb",
+    "#dc2626",
+    "#16a34a",
+    "#d97706",
+    "#7c3aed",
+    "#0891b2",
+    "#db2777",
+    "#65a30d",
+    "#475569",
+    "#ea580c",
+    "#0d9488",
+    "#9333ea",
+)
 TIER_COLORS = {"gpu": "#2563eb", "offload": "#d97706", "cpu": "#d97706", "disk": "#475569"}
 CLUSTER_COLOR = "#111827"
 QUANTILE_COLORS = {0.5: "#16a34a", 0.9: "#d97706", 0.99: "#dc2626"}
@@ -24,7 +36,11 @@ def register_template() -> str:
     if TEMPLATE_NAME not in pio.templates:
         pio.templates[TEMPLATE_NAME] = go.layout.Template(
             layout=go.Layout(
-                font={"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13, "color": "#1f2937"},
+                font={
+                    "family": "Inter, Segoe UI, Helvetica, Arial, sans-serif",
+                    "size": 13,
+                    "color": "#1f2937",
+                },
                 title={"font": {"size": 15}, "x": 0.01, "xanchor": "left"},
                 paper_bgcolor="white",
                 plot_bgcolor="white",

@@ -13,16 +13,28 @@ HEIGHT = 320
 
 def _figure(title: str, x_title: str, y_title: str) -> go.Figure:
     fig = go.Figure()
-    fig.update_layout(template=register_template(), height=HEIGHT, hovermode="closest", title=title,
-                      xaxis_title=x_title, yaxis_title=y_title, showlegend=False)
+    fig.update_layout(
+        template=register_template(),
+        height=HEIGHT,
+        hovermode="closest",
+        title=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        showlegend=False,
+    )
     return fig
 
 
 def arrival_chart(stats: TraceStats) -> go.Figure:
     """Requests per second over the trace, in bins of stats.rate_bin_s."""
     fig = _figure(f"Arrival rate — requests/s, {stats.rate_bin_s:g} s bins", "trace time (s)", "requests/s")
-    fig.add_scatter(x=stats.rate_bin_start_s, y=stats.arrival_rate_per_s, mode="lines", line={"shape": "hv"},
-                    hovertemplate="t=%{x:g} s: %{y:.2f} req/s<extra></extra>")
+    fig.add_scatter(
+        x=stats.rate_bin_start_s,
+        y=stats.arrival_rate_per_s,
+        mode="lines",
+        line={"shape": "hv"},
+        hovertemplate="t=%{x:g} s: %{y:.2f} req/s<extra></extra>",
+    )
     return fig
 
 
@@ -30,9 +42,14 @@ def histogram_chart(hist: Histogram, title: str, x_title: str, y_title: str = "r
     """Counts per bin of a precomputed histogram, as touching bars."""
     fig = _figure(title, x_title, y_title)
     centers = (hist.edges[:-1] + hist.edges[1:]) / 2
-    fig.add_bar(x=centers, y=hist.counts, width=np.diff(hist.edges), marker_color=PALETTE[0],
-                customdata=np.stack([hist.edges[:-1], hist.edges[1:]], axis=-1) if hist.counts.size else None,
-                hovertemplate="[%{customdata[0]:,.0f}, %{customdata[1]:,.0f}): %{y:,}<extra></extra>")
+    fig.add_bar(
+        x=centers,
+        y=hist.counts,
+        width=np.diff(hist.edges),
+        marker_color=PALETTE[0],
+        customdata=np.stack([hist.edges[:-1], hist.edges[1:]], axis=-1) if hist.counts.size else None,
+        hovertemplate="[%{customdata[0]:,.0f}, %{customdata[1]:,.0f}): %{y:,}<extra></extra>",
+    )
     fig.update_layout(bargap=0)
     return fig
 
@@ -41,8 +58,13 @@ def cdf_chart(dist: Cdf, title: str, x_title: str) -> go.Figure:
     """Fraction of values ≤ x (log x axis; zero values sit below its left edge)."""
     fig = _figure(f"{title} ({dist.num_values:,} values)", x_title, "fraction ≤ x (%)")
     positive = dist.values > 0
-    fig.add_scatter(x=dist.values[positive], y=dist.fractions[positive] * 100, mode="lines",
-                    line={"width": 2.5, "color": PALETTE[2]}, hovertemplate="≤ %{x:,.3g}: %{y:.0f}%<extra></extra>")
+    fig.add_scatter(
+        x=dist.values[positive],
+        y=dist.fractions[positive] * 100,
+        mode="lines",
+        line={"width": 2.5, "color": PALETTE[2]},
+        hovertemplate="≤ %{x:,.3g}: %{y:.0f}%<extra></extra>",
+    )
     fig.update_xaxes(type="log")
     fig.update_yaxes(range=[0, 100])
     return fig
@@ -54,21 +76,36 @@ def prefix_icicle(tree: PrefixTree, block_tokens: int) -> go.Figure:
     parents = [""] + ["root" if p == ROOT else f"b{p}" for p in tree.parent_ids]
     values = np.r_[tree.num_requests_total, tree.num_requests]
     labels = ["all requests"] + [f"{t:,} tok" for t in tree.prefix_tokens]
-    hover = ["every request"] + [f"block {n} at depth {d}: prefix ≤ {t:,} tokens" for n, d, t in
-                                 zip(tree.node_ids, tree.depth_blocks, tree.prefix_tokens, strict=True)]
-    fig = go.Figure(go.Icicle(
-        ids=ids, parents=parents, values=values, labels=labels, customdata=hover, branchvalues=_branch_values(tree),
-        hovertemplate="%{customdata}<br>%{value:,} requests<extra></extra>", root_color="#e5e7eb",
-        tiling={"orientation": "v"}, maxdepth=12,
-    ))
-    fig.update_layout(template=register_template(), height=520, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      title=f"Most shared prefixes — requests per prefix (top {tree.node_ids.size}, "
-                            f"{block_tokens}-token blocks, depth downwards)")
+    hover = ["every request"] + [
+        f"block {n} at depth {d}: prefix ≤ {t:,} tokens"
+        for n, d, t in zip(tree.node_ids, tree.depth_blocks, tree.prefix_tokens, strict=True)
+    ]
+    fig = go.Figure(
+        go.Icicle(
+            ids=ids,
+            parents=parents,
+            values=values,
+            labels=labels,
+            customdata=hover,
+            branchvalues=_branch_values(tree),
+            hovertemplate="%{customdata}<br>%{value:,} requests<extra></extra>",
+            root_color="#e5e7eb",
+            tiling={"orientation": "v"},
+            maxdepth=12,
+        )
+    )
+    fig.update_layout(
+        template=register_template(),
+        height=520,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        title=f"Most shared prefixes — requests per prefix (top {tree.node_ids.size}, "
+        f"{block_tokens}-token blocks, depth downwards)",
+    )
     return fig
 
 
 def _branch_values(tree: PrefixTree) -> str:
-    """"total" when every parent's count covers its children (chained ids), else "remainder"."""
+    """ "total" when every parent's count covers its children (chained ids), else "remainder"."""
     counts = dict(zip(tree.node_ids.tolist(), tree.num_requests.tolist(), strict=True))
     counts[ROOT] = tree.num_requests_total
     children: dict[int, int] = {}

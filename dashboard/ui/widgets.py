@@ -12,9 +12,16 @@ from dashboard.ui.sidebar import Selection
 from dashboard.ui.theme import PLOTLY_CONFIG
 
 OVERVIEW_METRICS = (
-    "prefix_cache_hits", "external_prefix_cache_hits", "ttft_seconds", "kv_cache_usage",
-    "cache_config_info", "kv_offload_store_bytes", "kv_offload_transfer_bytes", "epp_scheduler_attempts",
-    "lmcache_hit_tokens", "lmcache_cpu_usage",
+    "prefix_cache_hits",
+    "external_prefix_cache_hits",
+    "ttft_seconds",
+    "kv_cache_usage",
+    "cache_config_info",
+    "kv_offload_store_bytes",
+    "kv_offload_transfer_bytes",
+    "epp_scheduler_attempts",
+    "lmcache_hit_tokens",
+    "lmcache_cpu_usage",
 )
 
 
@@ -41,15 +48,22 @@ def kpi_row(k: Kpis, tr: TimeRange) -> None:
     """Headline numbers over the selected range."""
     cols = st.columns(5)
     cols[0].metric("GPU prefix hit rate", _pct(k.gpu_hit_rate), help="token-weighted, whole range")
-    cols[1].metric("Offload-tier hit rate", _pct(k.offload_hit_rate), help="of tokens queried from the connector")
+    cols[1].metric(
+        "Offload-tier hit rate", _pct(k.offload_hit_rate), help="of tokens queried from the connector"
+    )
     cols[2].metric("TTFT p50", _secs(k.ttft_p50_s))
     cols[3].metric("TTFT p99", _secs(k.ttft_p99_s))
     cols[4].metric("Requests", "—" if k.num_requests is None else f"{k.num_requests:,.0f}")
     st.caption(f"{tr.start:%Y-%m-%d %H:%M} → {tr.end:%H:%M} UTC · window {tr.step_s:g} s")
 
 
-def chart(fig: go.Figure, notes: pd.DataFrame | None, missing: dict[str, str], keys: tuple[str, ...],
-          optional: bool = False) -> None:
+def chart(
+    fig: go.Figure,
+    notes: pd.DataFrame | None,
+    missing: dict[str, str],
+    keys: tuple[str, ...],
+    optional: bool = False,
+) -> None:
     """Draw fig with event markers, or say what the stack would need to export its data.
 
     keys are alternatives (e.g. a metric and its older, differently shaped predecessor): the chart
@@ -58,7 +72,9 @@ def chart(fig: go.Figure, notes: pd.DataFrame | None, missing: dict[str, str], k
     """
     if all(k in missing for k in keys):
         title = fig.layout.title.text or "chart"
-        (st.info if optional else st.warning)(f"**{title}**: not exported by this stack (needs {missing[keys[0]]}).")
+        (st.info if optional else st.warning)(
+            f"**{title}**: not exported by this stack (needs {missing[keys[0]]})."
+        )
         return
     if notes is not None and len(notes):
         add_annotations(fig, notes)

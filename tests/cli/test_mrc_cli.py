@@ -8,7 +8,9 @@ from dashboard.cli import main
 
 
 def test_mrc_json_is_one_object_with_equal_length_lists(mooncake_conversation, capsys):
-    code = main(["mrc", str(mooncake_conversation), "--format", "mooncake", "--capacities", "18279,182790", "--json"])
+    code = main(
+        ["mrc", str(mooncake_conversation), "--format", "mooncake", "--capacities", "18279,182790", "--json"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and out.count("\n") == 1
     curve = json.loads(out)
@@ -29,7 +31,9 @@ def test_mrc_on_a_missing_file_names_it(tmp_path, capsys):
 
 
 def test_mrc_of_another_policy_is_swept(mooncake_conversation, capsys):
-    code = main(["mrc", str(mooncake_conversation), "--policy", "s3fifo", "--capacities", "1827,18279", "--json"])
+    code = main(
+        ["mrc", str(mooncake_conversation), "--policy", "s3fifo", "--capacities", "1827,18279", "--json"]
+    )
     curve = json.loads(capsys.readouterr().out)
     assert code == 0 and curve["capacity_blocks"] == [1827, 18279]
     assert curve["block_hit_ratio"][0] <= curve["block_hit_ratio"][1] <= 0.366412

@@ -19,11 +19,25 @@ def plan_json(capsys, *args: str) -> dict:
 
 
 def test_plan_json_has_one_option_per_hardware_with_pods_capacity_and_cost(mooncake_conversation, capsys):
-    result = plan_json(capsys, "--trace", str(mooncake_conversation), "--target", "hit=0.3",
-                       "--hardware", "gh200", "h100-sxm", "--price-per-gpu-hour", "2.5")
+    result = plan_json(
+        capsys,
+        "--trace",
+        str(mooncake_conversation),
+        "--target",
+        "hit=0.3",
+        "--hardware",
+        "gh200",
+        "h100-sxm",
+        "--price-per-gpu-hour",
+        "2.5",
+    )
     assert [o["hardware"] for o in result["options"]] == ["gh200", "h100-sxm"]
     for option in result["options"]:
-        assert option["num_pods"] >= 1 and option["hbm_kv_bytes_per_pod"] > 0 and option["cpu_kv_bytes_per_pod"] > 0
+        assert (
+            option["num_pods"] >= 1
+            and option["hbm_kv_bytes_per_pod"] > 0
+            and option["cpu_kv_bytes_per_pod"] > 0
+        )
         assert option["cost_per_hour"] == pytest.approx(2.5 * option["num_pods"])
         assert option["point"]["token_hit_ratio"] >= 0.3 and option["curve"]
 
@@ -36,17 +50,39 @@ def test_plan_on_the_default_sample_meets_a_ttft_target(capsys):
 
 def test_plan_reads_user_profiles_from_toml(mooncake_conversation, tmp_path, capsys):
     toml = tmp_path / "mine.toml"
-    toml.write_text("[hardware.cli-test-gpu]\nhbm_gb = 141\nhbm_bandwidth_gb_s = 4800\npeak_bf16_tflops = 989\n"
-                    "cpu_dram_gb = 480\nlink_h2d_gb_s = 450\n")
-    result = plan_json(capsys, "--trace", str(mooncake_conversation), "--target", "hit=0.3",
-                       "--hardware", "cli-test-gpu", "--profiles", str(toml))
+    toml.write_text(
+        "[hardware.cli-test-gpu]\nhbm_gb = 141\nhbm_bandwidth_gb_s = 4800\npeak_bf16_tflops = 989\n"
+        "cpu_dram_gb = 480\nlink_h2d_gb_s = 450\n"
+    )
+    result = plan_json(
+        capsys,
+        "--trace",
+        str(mooncake_conversation),
+        "--target",
+        "hit=0.3",
+        "--hardware",
+        "cli-test-gpu",
+        "--profiles",
+        str(toml),
+    )
     assert result["options"][0]["hardware"] == "cli-test-gpu" and result["options"][0]["num_pods"] >= 1
 
 
 def test_plan_writes_a_self_contained_captioned_html(mooncake_conversation, tmp_path, capsys):
     out = tmp_path / "plan.html"
-    code = main(["plan", "--trace", str(mooncake_conversation), "--target", "hit=0.3", "--hardware", "gh200",
-                 "--html", str(out)])
+    code = main(
+        [
+            "plan",
+            "--trace",
+            str(mooncake_conversation),
+            "--target",
+            "hit=0.3",
+            "--hardware",
+            "gh200",
+            "--html",
+            str(out),
+        ]
+    )
     page = out.read_text()
     assert code == 0 and "<figcaption>plan for token hit ratio ≥ 30%; model llama-3.1-8b" in page
     assert "conversation_trace.jsonl" in page and "kvscope " in page
@@ -55,20 +91,34 @@ def test_plan_writes_a_self_contained_captioned_html(mooncake_conversation, tmp_
 @pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"install Debian chromium ({CHROMIUM})")
 def test_plan_writes_a_png(mooncake_conversation, tmp_path, capsys):
     out = tmp_path / "plan.png"
-    code = main(["plan", "--trace", str(mooncake_conversation), "--target", "hit=0.3", "--hardware", "gh200",
-                 "--png", str(out)])
+    code = main(
+        [
+            "plan",
+            "--trace",
+            str(mooncake_conversation),
+            "--target",
+            "hit=0.3",
+            "--hardware",
+            "gh200",
+            "--png",
+            str(out),
+        ]
+    )
     assert code == 0 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["--target", "hit=1.5"], "between 0 and 1"),
-    (["--target", "p90=0.5"], "--target"),
-    (["--hardware", "tpu-v9"], "unknown hardware 'tpu-v9'"),
-    (["--model", "gpt-9"], "unknown model 'gpt-9'"),
-    (["--price-per-gpu-hour", "-1"], "--price-per-gpu-hour"),
-    (["--trace", "absent.jsonl"], "absent.jsonl"),
-    (["--profiles", "absent.toml"], "absent.toml"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--target", "hit=1.5"], "between 0 and 1"),
+        (["--target", "p90=0.5"], "--target"),
+        (["--hardware", "tpu-v9"], "unknown hardware 'tpu-v9'"),
+        (["--model", "gpt-9"], "unknown model 'gpt-9'"),
+        (["--price-per-gpu-hour", "-1"], "--price-per-gpu-hour"),
+        (["--trace", "absent.jsonl"], "absent.jsonl"),
+        (["--profiles", "absent.toml"], "absent.toml"),
+    ],
+)
 def test_bad_plan_input_is_one_line_and_exit_2(args, needle, capsys):
     code = main(["plan", *args])
     err = capsys.readouterr().err.strip().splitlines()

@@ -10,10 +10,13 @@ from tests.store.helpers import T0, counter_rows, frame
 
 
 def filled_store(store):
-    write_samples(store, frame(
-        counter_rows("vllm:prefix_cache_hits_total", {"pod": "a"}, [0, 10, 20, 30])
-        + counter_rows("vllm:prefix_cache_queries_total", {"pod": "a"}, [0, 40, 80, 120])
-    ))
+    write_samples(
+        store,
+        frame(
+            counter_rows("vllm:prefix_cache_hits_total", {"pod": "a"}, [0, 10, 20, 30])
+            + counter_rows("vllm:prefix_cache_queries_total", {"pod": "a"}, [0, 40, 80, 120])
+        ),
+    )
     path = store.path
     store.close()
     return path
@@ -22,8 +25,22 @@ def filled_store(store):
 def test_query_hit_rate_prints_json_rows(store, capsys):
     path = filled_store(store)
     start = int(T0.timestamp())  # epoch seconds are accepted as well as ISO-8601
-    code = main(["query", "hit_rate", "--db", str(path), "--param", f"start={start}",
-                 "--param", "end=2026-01-01T00:01:00Z", "--param", "step=60", "--format", "json"])
+    code = main(
+        [
+            "query",
+            "hit_rate",
+            "--db",
+            str(path),
+            "--param",
+            f"start={start}",
+            "--param",
+            "end=2026-01-01T00:01:00Z",
+            "--param",
+            "step=60",
+            "--format",
+            "json",
+        ]
+    )
     out = capsys.readouterr().out
     rows = json.loads(out)
     assert code == 0
@@ -48,7 +65,21 @@ def test_query_on_a_missing_store_says_how_to_load_data(tmp_path, capsys):
 
 def test_query_csv_has_the_documented_columns(store, capsys):
     path = filled_store(store)
-    main(["query", "hit_rate", "--db", str(path), "--param", f"start={T0.isoformat()}",
-          "--param", f"end={T0.isoformat()}", "--param", "step=60", "--format", "csv"])
+    main(
+        [
+            "query",
+            "hit_rate",
+            "--db",
+            str(path),
+            "--param",
+            f"start={T0.isoformat()}",
+            "--param",
+            f"end={T0.isoformat()}",
+            "--param",
+            "step=60",
+            "--format",
+            "csv",
+        ]
+    )
     header = capsys.readouterr().out.splitlines()[0]
     assert header.split(",")[:4] == ["ts", "pod", "tier", "hit_rate"]

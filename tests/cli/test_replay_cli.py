@@ -8,8 +8,17 @@ import pytest
 
 from dashboard.cli import main
 
-REQUIRED_KEYS = {"requests", "block_accesses", "block_hits", "block_hit_ratio", "token_hit_ratio", "tiers",
-                 "ttft_s", "pods", "elapsed_s"}
+REQUIRED_KEYS = {
+    "requests",
+    "block_accesses",
+    "block_hits",
+    "block_hit_ratio",
+    "token_hit_ratio",
+    "tiers",
+    "ttft_s",
+    "pods",
+    "elapsed_s",
+}
 
 
 def replay_json(capsys, *args: str) -> dict:
@@ -20,8 +29,9 @@ def replay_json(capsys, *args: str) -> dict:
 
 
 def test_single_lru_cache_reproduces_the_reference_hit_ratio(mooncake_conversation, capsys):
-    result = replay_json(capsys, str(mooncake_conversation), "--format", "mooncake", "--policy", "lru",
-                         "--hbm-blocks", "18279")
+    result = replay_json(
+        capsys, str(mooncake_conversation), "--format", "mooncake", "--policy", "lru", "--hbm-blocks", "18279"
+    )
     assert result.keys() >= REQUIRED_KEYS
     assert round(result["block_hit_ratio"], 6) == 0.278912
     assert result["tiers"]["gpu"]["block_hits"] == result["block_hits"]
@@ -29,8 +39,9 @@ def test_single_lru_cache_reproduces_the_reference_hit_ratio(mooncake_conversati
 
 
 def test_four_round_robin_pods_reproduce_the_reference_hit_ratio(mooncake_conversation, capsys):
-    result = replay_json(capsys, str(mooncake_conversation), "--pods", "4", "--router", "round_robin",
-                         "--hbm-blocks", "4569")
+    result = replay_json(
+        capsys, str(mooncake_conversation), "--pods", "4", "--router", "round_robin", "--hbm-blocks", "4569"
+    )
     assert round(result["block_hit_ratio"], 6) == 0.116943
     assert {p["requests"] for p in result["pods"].values()} <= {3007, 3008}
 
@@ -45,13 +56,16 @@ def test_cpu_tier_adds_offload_hits(mooncake_conversation, capsys):
     assert gpu_only["block_hit_ratio"] < tiered["block_hit_ratio"] <= 0.278912
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--router", "nope", "--hbm-blocks", "10"], "unknown router 'nope'"),
-    (["--policy", "nope", "--hbm-blocks", "10"], "unknown policy 'nope'"),
-    ([], "--hbm-blocks"),
-    (["--hbm-blocks", "-1"], "non-negative"),
-    (["--hbm-blocks", "10", "--hardware", "h100-sxm", "--model", "llama-3.1-8b"], "give one"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--router", "nope", "--hbm-blocks", "10"], "unknown router 'nope'"),
+        (["--policy", "nope", "--hbm-blocks", "10"], "unknown policy 'nope'"),
+        ([], "--hbm-blocks"),
+        (["--hbm-blocks", "-1"], "non-negative"),
+        (["--hbm-blocks", "10", "--hardware", "h100-sxm", "--model", "llama-3.1-8b"], "give one"),
+    ],
+)
 def test_bad_flags_exit_2_with_one_line(mooncake_conversation, capsys, args, message):
     code = main(["replay", str(mooncake_conversation), *args])
     err = capsys.readouterr().err.strip().splitlines()

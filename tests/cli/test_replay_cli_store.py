@@ -17,7 +17,17 @@ from dashboard.store.db import open_store
 
 def test_replay_save_stores_one_run_that_loads_back(mooncake_conversation, tmp_path, capsys):
     db = tmp_path / "k.duckdb"
-    args = ["replay", str(mooncake_conversation), "--hbm-blocks", "18279", "--db", str(db), "--save", "ref", "--json"]
+    args = [
+        "replay",
+        str(mooncake_conversation),
+        "--hbm-blocks",
+        "18279",
+        "--db",
+        str(db),
+        "--save",
+        "ref",
+        "--json",
+    ]
     assert main(args) == 0
     printed = json.loads(capsys.readouterr().out)
     assert main(args) == 0, "saving the same name again replaces the run"
@@ -79,7 +89,17 @@ def test_sweep_with_a_bad_grid_exits_2_with_one_line(mooncake_conversation, tmp_
 
 
 def test_replay_save_with_an_empty_name_exits_2(mooncake_conversation, tmp_path, capsys):
-    code = main(["replay", str(mooncake_conversation), "--hbm-blocks", "10", "--db", str(tmp_path / "k.duckdb"),
-                 "--save", ""])
+    code = main(
+        [
+            "replay",
+            str(mooncake_conversation),
+            "--hbm-blocks",
+            "10",
+            "--db",
+            str(tmp_path / "k.duckdb"),
+            "--save",
+            "",
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "non-empty name" in err[0]

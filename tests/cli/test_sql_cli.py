@@ -17,8 +17,16 @@ def test_sql_prints_rows_as_json(db, capsys):  # noqa: F811
 
 
 def test_sql_csv_has_a_header_and_one_line_per_row(db, capsys):  # noqa: F811
-    code = main(["sql", "SELECT idx, input_tokens FROM trace_requests ORDER BY idx", "--db", str(db),
-                 "--format", "csv"])
+    code = main(
+        [
+            "sql",
+            "SELECT idx, input_tokens FROM trace_requests ORDER BY idx",
+            "--db",
+            str(db),
+            "--format",
+            "csv",
+        ]
+    )
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert code == 0
     assert rows == [["idx", "input_tokens"], ["0", "600"], ["1", "700"]]
@@ -33,7 +41,9 @@ def test_sql_refusing_a_write_is_one_line_and_exit_2(db, capsys):  # noqa: F811
     code = main(["sql", "DELETE FROM traces", "--db", str(db)])
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""
-    assert captured.err.count("\n") == 1 and captured.err.startswith("kvscope sql: error: the console is read-only")
+    assert captured.err.count("\n") == 1 and captured.err.startswith(
+        "kvscope sql: error: the console is read-only"
+    )
 
 
 def test_sql_with_a_syntax_error_is_one_line_and_exit_2(db, capsys):  # noqa: F811
@@ -56,8 +66,16 @@ def test_sql_cuts_rows_at_max_rows_and_notes_it_on_stderr(db, capsys):  # noqa: 
 
 
 def test_sql_past_its_timeout_is_interrupted_with_one_line(db, capsys):  # noqa: F811
-    code = main(["sql", "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b", "--db", str(db),
-                 "--timeout", "0.3"])
+    code = main(
+        [
+            "sql",
+            "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b",
+            "--db",
+            str(db),
+            "--timeout",
+            "0.3",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "time limit" in err
 

@@ -26,8 +26,12 @@ _RANGE = re.compile(r"vLLM (\d+)\.(\d+)–(\d+)\.(\d+)")
 
 
 def cache_config_labels(path) -> list[dict[str, str]]:
-    return [dict(s.labels) for f in text_string_to_metric_families(path.read_text()) for s in f.samples
-            if s.name == "vllm:cache_config_info"]
+    return [
+        dict(s.labels)
+        for f in text_string_to_metric_families(path.read_text())
+        for s in f.samples
+        if s.name == "vllm:cache_config_info"
+    ]
 
 
 def recorded_config(name: str):

@@ -25,7 +25,8 @@ def test_resolve_picks_the_newest_variant_present():
 
 def test_histograms_resolve_by_their_bucket_series():
     assert catalog.resolve("ttft_seconds", {"vllm:time_to_first_token_seconds_bucket"}) == (
-        "vllm:time_to_first_token_seconds_bucket")
+        "vllm:time_to_first_token_seconds_bucket"
+    )
     assert catalog.resolve("ttft_seconds", {"vllm:time_to_first_token_seconds_sum"}) is None
 
 

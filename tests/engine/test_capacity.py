@@ -26,9 +26,13 @@ def looping_trace(num_loops: int = 30, width: int = 10):
     """Two-block requests cycling over `width` prefixes: LRU thrashes below width*2 blocks."""
     blocks = [[p, 100 + p] for _ in range(num_loops) for p in range(width)]
     return build_trace(
-        arrival_s=np.arange(len(blocks), dtype=float), block_counts=np.full(len(blocks), 2),
-        raw_block_ids=np.array(blocks).ravel(), input_tokens=np.full(len(blocks), 8),
-        output_tokens=np.zeros(len(blocks)), block_tokens=4, source="loop",
+        arrival_s=np.arange(len(blocks), dtype=float),
+        block_counts=np.full(len(blocks), 2),
+        raw_block_ids=np.array(blocks).ravel(),
+        input_tokens=np.full(len(blocks), 8),
+        output_tokens=np.zeros(len(blocks)),
+        block_tokens=4,
+        source="loop",
     )
 
 
@@ -66,11 +70,19 @@ def test_lru_capacity_for_its_own_ratio_is_at_most_that_capacity(mooncake_conver
 
 
 def test_fifo_needs_the_same_space_as_lru_on_a_trace_of_distinct_blocks():
-    trace = build_trace(arrival_s=np.arange(6, dtype=float), block_counts=np.ones(6, int),
-                        raw_block_ids=np.arange(6), input_tokens=np.full(6, 4), output_tokens=np.zeros(6),
-                        block_tokens=4, source="distinct")
+    trace = build_trace(
+        arrival_s=np.arange(6, dtype=float),
+        block_counts=np.ones(6, int),
+        raw_block_ids=np.arange(6),
+        input_tokens=np.full(6, 4),
+        output_tokens=np.zeros(6),
+        block_tokens=4,
+        source="distinct",
+    )
     result = space_reduction_vs_lru(trace, "fifo", 3)
-    assert result.lru_block_hit_ratio == 0.0 and result.policy_capacity_blocks == 0 and result.reduction == 1.0
+    assert (
+        result.lru_block_hit_ratio == 0.0 and result.policy_capacity_blocks == 0 and result.reduction == 1.0
+    )
 
 
 def test_oracle_beats_lru_on_a_looping_trace():

@@ -39,8 +39,10 @@ def trace_of(requests: list[list[int]], input_tokens: list[int], block_tokens: i
         arrival_s=np.arange(len(requests), dtype=float),
         block_counts=np.array([len(r) for r in requests]),
         raw_block_ids=np.array([b for r in requests for b in r], dtype=np.int64),
-        input_tokens=np.array(input_tokens), output_tokens=np.zeros(len(requests)),
-        block_tokens=block_tokens, source="test",
+        input_tokens=np.array(input_tokens),
+        output_tokens=np.zeros(len(requests)),
+        block_tokens=block_tokens,
+        source="test",
     )
 
 

@@ -21,7 +21,9 @@ def conversation(mooncake_conversation):
 
 def test_curve_equals_single_cache_lru_replays_at_every_point(conversation):
     curve = lru_mrc(conversation, CAPACITIES)
-    for capacity, ratio, token_ratio in zip(CAPACITIES, curve.block_hit_ratio, curve.token_hit_ratio, strict=True):
+    for capacity, ratio, token_ratio in zip(
+        CAPACITIES, curve.block_hit_ratio, curve.token_hit_ratio, strict=True
+    ):
         hits = replay_single_cache(conversation, int(capacity), "lru")
         assert ratio == block_hit_ratio(hits, conversation)
         cached = np.minimum(hits.astype(np.int64) * conversation.block_tokens, conversation.input_tokens)
@@ -32,7 +34,9 @@ def test_curve_equals_one_pod_cluster_replays(conversation):
     caps = np.array([1_827, 18_279])
     curve = lru_mrc(conversation, caps)
     for capacity, ratio in zip(caps, curve.block_hit_ratio, strict=True):
-        config = ClusterConfig(num_pods=1, tiers=(TierConfig("gpu", int(capacity)),), router=RouterConfig("round_robin"))
+        config = ClusterConfig(
+            num_pods=1, tiers=(TierConfig("gpu", int(capacity)),), router=RouterConfig("round_robin")
+        )
         outcome = simulate(conversation, config)
         assert outcome.hit_blocks.sum() / conversation.num_block_accesses == ratio
 

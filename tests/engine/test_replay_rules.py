@@ -114,16 +114,21 @@ def test_constant_outside_probabilities_make_the_learned_policy_lru(mooncake_con
     trace = dataclasses.replace(trace, arrival_s=trace.arrival_s + np.arange(trace.num_requests) * 1e-6)
     constant = LearnedOptions(probabilities=np.full(trace.num_requests, 0.5))
     for capacity in (1, 2_000, 18_279):
-        np.testing.assert_array_equal(replay_single_cache(trace, capacity, "learned", constant),
-                                      replay_single_cache(trace, capacity, "lru"))
+        np.testing.assert_array_equal(
+            replay_single_cache(trace, capacity, "learned", constant),
+            replay_single_cache(trace, capacity, "lru"),
+        )
 
 
-@pytest.mark.parametrize(("probabilities", "message"), [
-    (np.full(2, 0.5), "one per request"),
-    (np.array([0.5, 0.0, 0.5]), r"\(0, 1\]"),
-    (np.array([0.5, 1.5, 0.5]), r"\(0, 1\]"),
-    (np.array([0.5, np.nan, 0.5]), r"\(0, 1\]"),
-])
+@pytest.mark.parametrize(
+    ("probabilities", "message"),
+    [
+        (np.full(2, 0.5), "one per request"),
+        (np.array([0.5, 0.0, 0.5]), r"\(0, 1\]"),
+        (np.array([0.5, 1.5, 0.5]), r"\(0, 1\]"),
+        (np.array([0.5, np.nan, 0.5]), r"\(0, 1\]"),
+    ],
+)
 def test_outside_probabilities_must_be_one_per_request_in_0_1(probabilities, message) -> None:
     trace = trace_from_paths([[0], [0, 1], [2]])
     with pytest.raises(ValueError, match=message):

@@ -24,7 +24,9 @@ def test_random_router_is_deterministic_per_seed_and_differs_across_seeds() -> N
 
 
 def test_session_affinity_keeps_each_inferred_session_on_one_pod() -> None:
-    paths = [[10 * s + 0, 10 * s + 1] for s in range(6)] + [[10 * s + 0, 10 * s + 1, 10 * s + 2] for s in range(6)]
+    paths = [[10 * s + 0, 10 * s + 1] for s in range(6)] + [
+        [10 * s + 0, 10 * s + 1, 10 * s + 2] for s in range(6)
+    ]
     out = simulate(trace_from_paths(paths), cluster(RouterConfig("session_affinity", seed=3)))
     assert out.pod[:6].tolist() == out.pod[6:].tolist()
 

@@ -19,17 +19,28 @@ def hand_worked():
     r3: 1 disk hit (full) on pod 0. Input tokens 16, 7, 12, 3.
     """
     trace = build_trace(
-        arrival_s=np.array([0.0, 1.0, 2.0, 4.0]), block_counts=np.array([4, 2, 3, 1]),
-        raw_block_ids=np.array([1, 2, 3, 4, 1, 2, 1, 2, 9, 1]), input_tokens=np.array([16, 7, 12, 3]),
-        output_tokens=np.zeros(4), block_tokens=4, source="hand",
+        arrival_s=np.array([0.0, 1.0, 2.0, 4.0]),
+        block_counts=np.array([4, 2, 3, 1]),
+        raw_block_ids=np.array([1, 2, 3, 4, 1, 2, 1, 2, 9, 1]),
+        input_tokens=np.array([16, 7, 12, 3]),
+        output_tokens=np.zeros(4),
+        block_tokens=4,
+        source="hand",
     )
     hit_blocks = np.array([[0, 0, 0], [2, 0, 0], [1, 1, 0], [0, 0, 1]], np.int32)
     cached = np.array([[0, 0, 0], [7, 0, 0], [4, 4, 0], [0, 0, 3]], np.int64)
     zeros = np.zeros(4)
     outcome = ReplayOutcome(
-        pod=np.array([0, 1, 0, 0], np.int32), hit_blocks=hit_blocks, num_blocks=np.array([4, 2, 3, 1], np.int32),
-        cached_tokens=cached, queue_s=zeros, load_s=zeros, prefill_s=zeros,
-        ttft_s=np.array([0.4, 0.1, 0.2, 0.3]), finish_s=zeros, stored_blocks=np.zeros(4, np.int32),
+        pod=np.array([0, 1, 0, 0], np.int32),
+        hit_blocks=hit_blocks,
+        num_blocks=np.array([4, 2, 3, 1], np.int32),
+        cached_tokens=cached,
+        queue_s=zeros,
+        load_s=zeros,
+        prefill_s=zeros,
+        ttft_s=np.array([0.4, 0.1, 0.2, 0.3]),
+        finish_s=zeros,
+        stored_blocks=np.zeros(4, np.int32),
         predicted_hit_ratio=zeros,
     )
     return trace, outcome, ClusterConfig(num_pods=2)
@@ -45,14 +56,19 @@ def test_hit_ratios_are_ratios_of_sums():
 
 def test_tier_hits_split_blocks_and_tokens_by_the_tier_that_served_them():
     tiers = summarize(*hand_worked()).tiers
-    assert tiers == {"gpu": {"block_hits": 3, "token_hits": 11}, "cpu": {"block_hits": 1, "token_hits": 4},
-                     "disk": {"block_hits": 1, "token_hits": 3}}
+    assert tiers == {
+        "gpu": {"block_hits": 3, "token_hits": 11},
+        "cpu": {"block_hits": 1, "token_hits": 4},
+        "disk": {"block_hits": 1, "token_hits": 3},
+    }
 
 
 def test_pods_report_requests_and_their_own_block_hit_ratio():
     summary = summarize(*hand_worked())
-    assert summary.pods == {"0": {"requests": 3, "block_hit_ratio": pytest.approx(3 / 8)},
-                            "1": {"requests": 1, "block_hit_ratio": 1.0}}
+    assert summary.pods == {
+        "0": {"requests": 3, "block_hit_ratio": pytest.approx(3 / 8)},
+        "1": {"requests": 1, "block_hit_ratio": 1.0},
+    }
     assert summary.load_imbalance == pytest.approx(3 / 2)
 
 

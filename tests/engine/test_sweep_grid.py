@@ -16,8 +16,15 @@ def small_trace():
     rng = np.random.default_rng(7)
     counts = rng.integers(1, 6, 200)
     ids = np.concatenate([np.arange(c) + 10 * rng.integers(0, 8) for c in counts])
-    return build_trace(arrival_s=np.arange(200, dtype=float) * 0.05, block_counts=counts, raw_block_ids=ids,
-                       input_tokens=counts * 16, output_tokens=np.full(200, 8), block_tokens=16, source="small")
+    return build_trace(
+        arrival_s=np.arange(200, dtype=float) * 0.05,
+        block_counts=counts,
+        raw_block_ids=ids,
+        input_tokens=counts * 16,
+        output_tokens=np.full(200, 8),
+        block_tokens=16,
+        source="small",
+    )
 
 
 def test_toml_grid_is_the_cartesian_product_in_file_order(tmp_path):
@@ -26,7 +33,11 @@ def test_toml_grid_is_the_cartesian_product_in_file_order(tmp_path):
     grid = read_grid(path)
     assert grid.name == "g" and len(grid.requests) == 4
     assert [(r.num_pods, r.router) for r in grid.requests] == [
-        (1, "round_robin"), (1, "prefix"), (2, "round_robin"), (2, "prefix")]
+        (1, "round_robin"),
+        (1, "prefix"),
+        (2, "round_robin"),
+        (2, "prefix"),
+    ]
     assert {r.hbm_blocks for r in grid.requests} == {100}
 
 
@@ -37,11 +48,14 @@ def test_json_grid_reads_like_toml(tmp_path):
     assert grid.name == "grid" and len(grid.requests) == 6
 
 
-@pytest.mark.parametrize(("grid", "message"), [
-    ({"pod": [1]}, "unknown grid key(s) pod"),
-    ({"hbm_blocks": ["many"]}, "not a whole number"),
-    ({"router": []}, "empty list"),
-])
+@pytest.mark.parametrize(
+    ("grid", "message"),
+    [
+        ({"pod": [1]}, "unknown grid key(s) pod"),
+        ({"hbm_blocks": ["many"]}, "not a whole number"),
+        ({"router": []}, "empty list"),
+    ],
+)
 def test_bad_grids_name_the_key(grid, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         grid_requests(grid, "g.toml")

@@ -35,6 +35,7 @@ def tiny():
 
 # --- pure-Python twins, written from the module docstring's definitions ---
 
+
 def twin_ceiling(trace) -> tuple[float, float]:
     seen: set[int] = set()
     hits = tokens = 0
@@ -67,7 +68,9 @@ def twin_sessions(trace) -> tuple[list[int], list[float]]:
     for i in range(trace.num_requests):
         if trace.session_ids[i] != UNKNOWN:
             arrivals.setdefault(int(trace.session_ids[i]), []).append(float(trace.arrival_s[i]))
-    gaps = [b - a for times in arrivals.values() for a, b in zip(sorted(times), sorted(times)[1:], strict=False)]
+    gaps = [
+        b - a for times in arrivals.values() for a, b in zip(sorted(times), sorted(times)[1:], strict=False)
+    ]
     return sorted(len(t) for t in arrivals.values()), sorted(gaps)
 
 
@@ -83,6 +86,7 @@ def twin_tree_counts(trace) -> tuple[dict[int, int], dict[int, int]]:
 
 
 # --- the hand-computed trace ---
+
 
 def test_ceiling_of_the_tiny_trace_is_five_of_nine_blocks(tiny):
     # hits: r0 0, r1 2 (A B), r2 1 (A; D is new), r3 2; tokens: 8 of 11, 4 of 7, min(8, 7) of 7
@@ -125,7 +129,9 @@ def test_arrival_rate_bins_are_round_and_count_every_request(tiny):
     assert starts[np.flatnonzero(rates)].tolist() == pytest.approx([0.0, 2.0, 7.0, 8.0])
 
 
-@pytest.mark.parametrize(("raw", "width"), [(0.133, 0.2), (1.0, 1.0), (3.0, 5.0), (58.95, 100.0), (0.0, 0.001)])
+@pytest.mark.parametrize(
+    ("raw", "width"), [(0.133, 0.2), (1.0, 1.0), (3.0, 5.0), (58.95, 100.0), (0.0, 0.001)]
+)
 def test_nice_width_rounds_up_to_one_two_or_five_times_a_power_of_ten(raw, width):
     assert nice_width(raw) == pytest.approx(width)
 
@@ -146,6 +152,7 @@ def test_traces_without_blocks_give_zero_ceiling_and_an_empty_tree(paths):
 
 
 # --- twins on random chained traces ---
+
 
 @settings(max_examples=60, deadline=None)
 @given(chained_traces())
@@ -183,12 +190,15 @@ def test_prefix_tree_counts_and_parents_match_their_twin_and_stay_connected(trac
     shared = sorted((c for c in counts.values() if c >= 2), reverse=True)
     assert tree.num_requests.tolist() == shared[:8]  # the most shared, most first
     chosen = set(tree.node_ids.tolist())
-    for node, up, num in zip(tree.node_ids.tolist(), tree.parent_ids.tolist(), tree.num_requests.tolist(), strict=True):
+    for node, up, num in zip(
+        tree.node_ids.tolist(), tree.parent_ids.tolist(), tree.num_requests.tolist(), strict=True
+    ):
         assert num == counts[node] and up == parent[node]
         assert up == ROOT or up in chosen
 
 
 # --- the real trace ---
+
 
 def test_mooncake_ceiling_is_the_readmes_infinite_cache_figure(mooncake_conversation):
     stats = trace_stats(read_trace(mooncake_conversation))

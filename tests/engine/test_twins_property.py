@@ -28,12 +28,18 @@ def test_each_single_cache_kernel_equals_its_twin(trace: Trace, capacity: int, p
 
 
 @FAST
-@given(paths=st.lists(st.lists(st.integers(0, 12), min_size=1, max_size=10), min_size=1, max_size=30),
-       capacity=st.integers(0, 15))
-def test_lru_fast_path_equals_its_twin_on_unchained_block_lists(paths: list[list[int]], capacity: int) -> None:
+@given(
+    paths=st.lists(st.lists(st.integers(0, 12), min_size=1, max_size=10), min_size=1, max_size=30),
+    capacity=st.integers(0, 15),
+)
+def test_lru_fast_path_equals_its_twin_on_unchained_block_lists(
+    paths: list[list[int]], capacity: int
+) -> None:
     # Repeated blocks within a request and resident blocks after a miss exercise the run splice.
     trace = trace_from_paths(paths)
-    assert replay_single_cache(trace, capacity, "lru").tolist() == replay_single_twin(trace, capacity, "lru", None)
+    assert replay_single_cache(trace, capacity, "lru").tolist() == replay_single_twin(
+        trace, capacity, "lru", None
+    )
 
 
 @FAST
@@ -44,7 +50,9 @@ def test_learned_continuation_keys_equal_their_twin(trace: Trace, horizon_s: flo
     features = feature_values(*columns)
     assert features.tolist() == feature_values.py_func(*columns).tolist()
     got = continuation_keys(trace.arrival_s, parent, features, horizon_s, 300.0, 4.0)
-    want = continuation_keys_twin(trace.arrival_s.tolist(), parent.tolist(), features.tolist(), horizon_s, 300.0, 4.0)
+    want = continuation_keys_twin(
+        trace.arrival_s.tolist(), parent.tolist(), features.tolist(), horizon_s, 300.0, 4.0
+    )
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
@@ -63,13 +71,21 @@ tier_layouts = st.sampled_from([("gpu",), ("gpu", "cpu"), ("gpu", "cpu", "disk")
     seed=st.integers(0, 2**40),
     restart_at=st.one_of(st.none(), st.floats(0.0, 20.0)),
 )
-def test_tiered_cluster_kernel_equals_its_twin(trace, layout, caps, policies, router, num_pods, enable_offload,
-                                               seed, restart_at) -> None:
+def test_tiered_cluster_kernel_equals_its_twin(
+    trace, layout, caps, policies, router, num_pods, enable_offload, seed, restart_at
+) -> None:
     tiers = tuple(TierConfig(name, caps[k], policies[k]) for k, name in enumerate(layout))
-    config = ClusterConfig(num_pods=num_pods, tiers=tiers, router=RouterConfig(router, seed=seed),
-                           enable_offload=enable_offload)
-    events = () if restart_at is None else (ClusterEvent(restart_at, "restart", pod=num_pods - 1),
-                                            ClusterEvent(restart_at, "router", router=RouterConfig("prefix")))
+    config = ClusterConfig(
+        num_pods=num_pods, tiers=tiers, router=RouterConfig(router, seed=seed), enable_offload=enable_offload
+    )
+    events = (
+        ()
+        if restart_at is None
+        else (
+            ClusterEvent(restart_at, "restart", pod=num_pods - 1),
+            ClusterEvent(restart_at, "router", router=RouterConfig("prefix")),
+        )
+    )
     got = simulate(trace, config, events)
     scores = learned_request_keys(trace, LearnedOptions()) if "learned" in [t.policy for t in tiers] else None
     _, session, _ = session_structure(trace)

@@ -30,7 +30,8 @@ def staged(caches: list[TwinCache], blocks: list[int], weights: list[float]) -> 
 def epp_pick(matched: list[float], m: int, weights: tuple, queue: list[int], kv: list[float]) -> int:
     max_q = max(queue)
     scores = [
-        weights[0] * (1 - queue[p] / max_q if max_q > 0 else 1.0) + weights[1] * (1 - kv[p])
+        weights[0] * (1 - queue[p] / max_q if max_q > 0 else 1.0)
+        + weights[1] * (1 - kv[p])
         + weights[2] * (matched[p] / m if m else 0.0)
         for p in range(len(matched))
     ]
@@ -42,7 +43,9 @@ class ClusterTwin:
 
     def __init__(self, trace: Trace, config: ClusterConfig, affinity: np.ndarray) -> None:
         self.trace, self.config, self.affinity = trace, config, affinity
-        self.pods = [[TwinCache(t.policy, t.capacity_blocks) for t in config.tiers] for _ in range(config.num_pods)]
+        self.pods = [
+            [TwinCache(t.policy, t.capacity_blocks) for t in config.tiers] for _ in range(config.num_pods)
+        ]
         total = sum(t.capacity_blocks for t in config.tiers)
         self.views = [TwinCache("lru", total) for _ in range(config.num_pods)]
         self.info, self.nus, self.tick = block_info(trace), next_uses(trace), 0
@@ -114,13 +117,21 @@ class ClusterTwin:
         return hits, stored
 
 
-def simulate_twin(trace: Trace, config: ClusterConfig, events: tuple[ClusterEvent, ...], affinity: np.ndarray,
-                  scores: np.ndarray | None = None) -> dict[str, list]:
+def simulate_twin(
+    trace: Trace,
+    config: ClusterConfig,
+    events: tuple[ClusterEvent, ...],
+    affinity: np.ndarray,
+    scores: np.ndarray | None = None,
+) -> dict[str, list]:
     """Per-request pod, hits by tier, cached tokens, timing, stored blocks and predicted ratio."""
     tw = ClusterTwin(trace, config, affinity)
     restarts = sorted((e.time_s, e.pod) for e in events if e.kind == "restart")
     switches = sorted((e.time_s, e.router) for e in events if e.kind == "router")
-    router, out = config.router, {k: [] for k in ("pod", "hits", "cached", "ttft", "finish", "stored", "pred")}
+    router, out = (
+        config.router,
+        {k: [] for k in ("pod", "hits", "cached", "ttft", "finish", "stored", "pred")},
+    )
     for i in range(trace.num_requests):
         now, blocks = float(trace.arrival_s[i]), trace.blocks_of(i).tolist()
         while restarts and restarts[0][0] <= now:
@@ -143,8 +154,12 @@ def simulate_twin(trace: Trace, config: ClusterConfig, events: tuple[ClusterEven
         cached = [cum[0], cum[1] - cum[0], cum[2] - cum[1]]
         load = cached[1] * tw.lat.cpu_load_s_per_token + cached[2] * tw.lat.disk_load_s_per_token
         u, lat = inp - cum[2], tw.lat
-        prefill = (lat.request_overhead_s + lat.host_s_per_prompt_token * inp + lat.prefill_s_per_token * u
-                   + lat.attention_s_per_token_pair * u * (inp - u + 0.5 * u))
+        prefill = (
+            lat.request_overhead_s
+            + lat.host_s_per_prompt_token * inp
+            + lat.prefill_s_per_token * u
+            + lat.attention_s_per_token_pair * u * (inp - u + 0.5 * u)
+        )
         start = max(now, tw.free_at[pod])
         tw.free_at[pod] = start + load + prefill
         ttft = start - now + load + prefill

@@ -172,7 +172,9 @@ def refresh_info(info: dict, b: int, next_use: int, score: float) -> None:
     info["score"][b] = max(info["score"].get(b, -math.inf), score)
 
 
-def replay_single_twin(trace: Trace, capacity: int, policy: str, scores: np.ndarray | None = None) -> list[int]:
+def replay_single_twin(
+    trace: Trace, capacity: int, policy: str, scores: np.ndarray | None = None
+) -> list[int]:
     """Per-request prefix hits of one cache: look up, then touch/insert tail first."""
     cache, info, nus = TwinCache(policy, capacity), block_info(trace), next_uses(trace)
     hits, tick = [], 0

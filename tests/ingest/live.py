@@ -17,8 +17,30 @@ import numpy as np
 import pytest
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-                20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)
+TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
+)
 
 
 def free_port() -> int:
@@ -50,8 +72,9 @@ class Exporter:
         labels = ["model_name", "engine"]
         self.hits = Counter("vllm:prefix_cache_hits", "hits", labels, registry=registry)
         self.queries = Counter("vllm:prefix_cache_queries", "queries", labels, registry=registry)
-        self.ttft = Histogram("vllm:time_to_first_token_seconds", "ttft", labels, buckets=TTFT_BUCKETS,
-                              registry=registry)
+        self.ttft = Histogram(
+            "vllm:time_to_first_token_seconds", "ttft", labels, buckets=TTFT_BUCKETS, registry=registry
+        )
         self.server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(registry))
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         threading.Thread(target=self._drive, daemon=True).start()
@@ -119,9 +142,14 @@ class PrometheusServer:
     def start(self) -> None:
         config = self.write_config()
         self.proc = subprocess.Popen(
-            [prometheus_binary(), f"--config.file={config}", f"--storage.tsdb.path={self.data_dir / 'tsdb'}",
-             f"--web.listen-address=127.0.0.1:{self.port}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                prometheus_binary(),
+                f"--config.file={config}",
+                f"--storage.tsdb.path={self.data_dir / 'tsdb'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

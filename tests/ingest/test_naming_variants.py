@@ -34,12 +34,15 @@ def scraped_store(tmp_path, dialect: Dialect) -> Store:
     """A store filled by parsing every target's text exposition at every scrape of a 1 h cluster."""
     story = live_story(seed=3, hours=HOURS, num_pods=NUM_PODS, restarts=((1800.0, 1),), dialect=dialect)
     scrape_s = np.arange(SCRAPE_S, HOURS * 3600 + 1e-9, SCRAPE_S)
-    targets = [(f"vllm-{p}", pod_series(story.trace, story.outcome, story.config, story.spec, p, scrape_s))
-               for p in range(NUM_PODS)]
+    targets = [
+        (f"vllm-{p}", pod_series(story.trace, story.outcome, story.config, story.spec, p, scrape_s))
+        for p in range(NUM_PODS)
+    ]
     targets.append(("epp-0", epp_series(story.trace, story.outcome, story.spec, scrape_s)))
     frames = [
         parse_exposition(render(without_pod_label(series), i), pod, START + timedelta(seconds=float(t)))
-        for pod, series in targets for i, t in enumerate(scrape_s)
+        for pod, series in targets
+        for i, t in enumerate(scrape_s)
     ]
     store = open_store(tmp_path / f"{dialect.vllm}-{dialect.epp}-{dialect.connector}.duckdb")
     write_samples(store, pd.concat(frames, ignore_index=True))
@@ -101,7 +104,9 @@ def test_offload_traffic_is_read_from_the_per_direction_counter_only_where_flat_
 
 def test_lmcache_stack_shows_its_hit_rate_and_resident_bytes(stores):
     rates = _query(stores[LMCACHE], "hit_rate")
-    lm, offload = (rates[rates.tier == t].drop(columns="tier").reset_index(drop=True) for t in ("lmcache", "offload"))
+    lm, offload = (
+        rates[rates.tier == t].drop(columns="tier").reset_index(drop=True) for t in ("lmcache", "offload")
+    )
     assert len(lm) > 0
     # the simulator's LMCache serves exactly vLLM's connector lookups, so both views agree
     pd.testing.assert_frame_equal(lm, offload)
@@ -109,8 +114,11 @@ def test_lmcache_stack_shows_its_hit_rate_and_resident_bytes(stores):
     cpu = occupancy[occupancy.tier == "cpu"]
     assert cpu["resident_bytes"].max() > 0
     story = live_story(seed=3, hours=HOURS, num_pods=NUM_PODS, dialect=LMCACHE)
-    capacity_bytes = (story.config.tiers[1].capacity_blocks * story.trace.block_tokens
-                      * profiles.model(story.config.model).kv_bytes_per_token)
+    capacity_bytes = (
+        story.config.tiers[1].capacity_blocks
+        * story.trace.block_tokens
+        * profiles.model(story.config.model).kv_bytes_per_token
+    )
     assert (cpu["resident_bytes"] <= capacity_bytes).all()
 
 

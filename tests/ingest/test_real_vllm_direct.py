@@ -82,8 +82,11 @@ def test_every_catalog_metric_the_scrapes_hold_resolves_in_the_store(scraped):
 
 def test_the_engines_labels_arrive_with_the_pod_the_collector_gives(scraped):
     store, _ = scraped
-    labels = store.cursor().execute(
-        "SELECT labels FROM series WHERE metric = 'vllm:prefix_cache_hits_total'").fetchall()[0][0]
+    labels = (
+        store.cursor()
+        .execute("SELECT labels FROM series WHERE metric = 'vllm:prefix_cache_hits_total'")
+        .fetchall()[0][0]
+    )
     assert labels == {"engine": "0", "model_name": "tiny-qwen2", "pod": POD}
 
 
@@ -114,7 +117,8 @@ def test_the_offload_tiers_capacity_is_read_from_kv_offload_config_info(logger_f
 
 
 def test_lmcaches_resident_cpu_bytes_are_read_from_its_logger(logger_files):
-    rows = run_query(logger_files, "overview_tier_occupancy", start=1_800_000_000.0, end=1_800_000_000.0,
-                     step=60.0)
+    rows = run_query(
+        logger_files, "overview_tier_occupancy", start=1_800_000_000.0, end=1_800_000_000.0, step=60.0
+    )
     cpu = rows[rows.tier.str.contains("cpu", case=False)]
     assert cpu.resident_bytes.tolist() == [123_456_789]

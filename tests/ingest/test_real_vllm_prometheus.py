@@ -60,7 +60,9 @@ def test_every_window_of_scrapes_gives_prometheus_own_hit_rate(prometheus, pulle
         rows = run_query(pulled, "hit_rate", **window(earlier_s, at_s))
         ours = rows[(rows.pod == "*") & (rows.tier == "gpu")].hit_rate.iloc[0]
         offset = f"offset {ms(at_s - earlier_s)}"
-        theirs = promql(prom.url, f"sum({HITS} - {HITS} {offset}) / sum({QUERIES} - {QUERIES} {offset})", at_s)
+        theirs = promql(
+            prom.url, f"sum({HITS} - {HITS} {offset}) / sum({QUERIES} - {QUERIES} {offset})", at_s
+        )
         assert ours == pytest.approx(theirs, rel=1e-12)
 
 
@@ -82,7 +84,9 @@ def test_ttft_quantiles_equal_histogram_quantile_over_the_same_bucket_difference
     for earlier_s, at_s in pairs(scrapes):
         rows = run_query(pulled, "ttft_quantiles", q=[q], **window(earlier_s, at_s))
         offset = f"offset {ms(at_s - earlier_s)}"
-        theirs = promql(prom.url, f"histogram_quantile({q}, sum by (le) ({BUCKETS} - {BUCKETS} {offset}))", at_s)
+        theirs = promql(
+            prom.url, f"histogram_quantile({q}, sum by (le) ({BUCKETS} - {BUCKETS} {offset}))", at_s
+        )
         assert rows.ttft_s.iloc[0] == pytest.approx(theirs, rel=1e-12)
 
 

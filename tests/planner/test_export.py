@@ -12,7 +12,9 @@ from PIL import Image
 
 from dashboard.ui.export import CHROMIUM, caption_text, export_html, export_png
 
-pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"install Debian chromium ({CHROMIUM})")
+pytestmark = pytest.mark.skipif(
+    shutil.which(CHROMIUM) is None, reason=f"install Debian chromium ({CHROMIUM})"
+)
 CAPTION = caption_text("plan for token hit ratio ≥ 80%; model llama-3.1-8b", "6.00 h of trace", "sample")
 
 

@@ -33,13 +33,20 @@ def test_a_hit_target_gets_the_smallest_pod_count_that_reaches_it(trace, oracle)
     result = planner.plan(trace, PlanRequest(target="hit", target_value=0.3, hardware=("h100-sxm",)), oracle)
     option = result.options[0]
     assert option.point.token_hit_ratio >= 0.3
-    fewer = planner.evaluate_pods(oracle, planner.latency_model("h100-sxm", "llama-3.1-8b"), option.hbm_blocks_per_pod,
-                              option.cpu_blocks_per_pod, option.num_pods - 1)
+    fewer = planner.evaluate_pods(
+        oracle,
+        planner.latency_model("h100-sxm", "llama-3.1-8b"),
+        option.hbm_blocks_per_pod,
+        option.cpu_blocks_per_pod,
+        option.num_pods - 1,
+    )
     assert fewer.token_hit_ratio < 0.3 or fewer.utilization > planner.MAX_UTILIZATION
 
 
 def test_an_unreachable_hit_target_says_so_instead_of_a_pod_count(trace, oracle):
-    result = planner.plan(trace, PlanRequest(target="hit", target_value=0.95, hardware=("gh200",), max_pods=64), oracle)
+    result = planner.plan(
+        trace, PlanRequest(target="hit", target_value=0.95, hardware=("gh200",), max_pods=64), oracle
+    )
     assert result.options[0].num_pods is None and "not met" in result.options[0].note
 
 
@@ -51,7 +58,9 @@ def test_cpu_tier_hits_behind_nvlink_c2c_cost_less_ttft_than_behind_pcie(trace, 
 
 
 def test_cost_is_pods_times_the_price_per_gpu_hour(trace, oracle):
-    result = planner.plan(trace, PlanRequest(target_value=0.3, hardware=("h200",), price_per_gpu_hour=3.5), oracle)
+    result = planner.plan(
+        trace, PlanRequest(target_value=0.3, hardware=("h200",), price_per_gpu_hour=3.5), oracle
+    )
     option = result.options[0]
     assert option.cost_per_hour == pytest.approx(option.num_pods * 3.5)
 
@@ -68,8 +77,9 @@ def test_a_saturated_pod_has_an_unbounded_wait():
     assert rho == 2.0 and wait == float("inf")
 
 
-@pytest.mark.parametrize(("text", "flag"), [("hit", "--target"), ("ttft-p90=abc", "not a number"),
-                                            ("latency=1", "--target")])
+@pytest.mark.parametrize(
+    ("text", "flag"), [("hit", "--target"), ("ttft-p90=abc", "not a number"), ("latency=1", "--target")]
+)
 def test_bad_targets_are_refused_with_the_reason(text, flag):
     with pytest.raises(ValueError, match=flag):
         planner.parse_target(text)

@@ -43,14 +43,23 @@ def test_valid_profiles_are_registered_with_units_converted(tmp_path):
     assert profiles.model("moe-test").kv_bytes_per_token == 2 * 48 * 4 * 128 * 2
 
 
-@pytest.mark.parametrize(("edit", "expected"), [
-    (("hbm_gb = 180", "hbm_gb = \"lots\""), "[hardware.b200-test] hbm_gb: expected a positive number"),
-    (("hbm_gb = 180\n", ""), "[hardware.b200-test]: missing key 'hbm_gb'"),
-    (("num_layers = 48", "num_layers = 4.5"), "[model.moe-test] num_layers: expected a positive whole number"),
-    (("head_dim = 128", "head_dim = 128\nheads = 3"), "[model.moe-test]: unknown key 'heads'"),
-    (("[model.moe-test]", "[models.moe-test]"), "[models]: unknown table"),
-    (("link_h2d_gb_s = 54", "link_h2d_gb_s = 0"), "[hardware.b200-test] link_h2d_gb_s: expected a positive number"),
-])
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (("hbm_gb = 180", 'hbm_gb = "lots"'), "[hardware.b200-test] hbm_gb: expected a positive number"),
+        (("hbm_gb = 180\n", ""), "[hardware.b200-test]: missing key 'hbm_gb'"),
+        (
+            ("num_layers = 48", "num_layers = 4.5"),
+            "[model.moe-test] num_layers: expected a positive whole number",
+        ),
+        (("head_dim = 128", "head_dim = 128\nheads = 3"), "[model.moe-test]: unknown key 'heads'"),
+        (("[model.moe-test]", "[models.moe-test]"), "[models]: unknown table"),
+        (
+            ("link_h2d_gb_s = 54", "link_h2d_gb_s = 0"),
+            "[hardware.b200-test] link_h2d_gb_s: expected a positive number",
+        ),
+    ],
+)
 def test_each_bad_value_names_the_file_the_table_and_the_key(tmp_path, edit, expected):
     path = write(tmp_path, GOOD.replace(*edit))
     with pytest.raises(ValueError) as info:

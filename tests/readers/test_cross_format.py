@@ -20,8 +20,10 @@ def words(tag: str, count: int) -> str:
 
 
 # Each message renders to <|role|> + 14 words + <|end|> = 16 tokens = one 16-token block.
-SYS_A, USER_A1, REPLY_A1, USER_A2 = ({"role": r, "content": words(t, 14)}
-                                     for r, t in (("system", "s"), ("user", "a"), ("assistant", "r"), ("user", "b")))
+SYS_A, USER_A1, REPLY_A1, USER_A2 = (
+    {"role": r, "content": words(t, 14)}
+    for r, t in (("system", "s"), ("user", "a"), ("assistant", "r"), ("user", "b"))
+)
 SYS_B, USER_B1 = {"role": "system", "content": words("t", 14)}, {"role": "user", "content": words("c", 14)}
 CHATS = [  # (arrival s, session, turn, prompt messages, output tokens, raw block ids)
     (0.0, "s1", 0, [SYS_A, USER_A1, USER_A1], 5, [11, 12, 13]),
@@ -36,26 +38,78 @@ def write_all(tmp_path):
     tokens = [len(render_chat(c[3])) for c in CHATS]
     chat_ids = {0: 100, 1: 200, 2: 300}
     parents = {0: -1, 1: -1, 2: 100}
-    paths = {f: tmp_path / n for f, n in (("mooncake", "m.jsonl"), ("bailian", "b.jsonl"),
-                                          ("canonical", "c.parquet"), ("openai-chat", "o.jsonl"))}
-    paths["mooncake"].write_text("".join(json.dumps({
-        "timestamp": int(t * 1000), "input_length": n, "output_length": o, "hash_ids": ids,
-    }) + "\n" for (t, _, _, _, o, ids), n in zip(CHATS, tokens, strict=True)))
-    paths["bailian"].write_text("".join(json.dumps({
-        "chat_id": chat_ids[k], "parent_chat_id": parents[k], "timestamp": T0 + t, "input_length": n,
-        "output_length": o, "type": "text", "turn": turn + 1, "hash_ids": ids,
-    }) + "\n" for k, ((t, _, turn, _, o, ids), n) in enumerate(zip(CHATS, tokens, strict=True))))
+    paths = {
+        f: tmp_path / n
+        for f, n in (
+            ("mooncake", "m.jsonl"),
+            ("bailian", "b.jsonl"),
+            ("canonical", "c.parquet"),
+            ("openai-chat", "o.jsonl"),
+        )
+    }
+    paths["mooncake"].write_text(
+        "".join(
+            json.dumps(
+                {
+                    "timestamp": int(t * 1000),
+                    "input_length": n,
+                    "output_length": o,
+                    "hash_ids": ids,
+                }
+            )
+            + "\n"
+            for (t, _, _, _, o, ids), n in zip(CHATS, tokens, strict=True)
+        )
+    )
+    paths["bailian"].write_text(
+        "".join(
+            json.dumps(
+                {
+                    "chat_id": chat_ids[k],
+                    "parent_chat_id": parents[k],
+                    "timestamp": T0 + t,
+                    "input_length": n,
+                    "output_length": o,
+                    "type": "text",
+                    "turn": turn + 1,
+                    "hash_ids": ids,
+                }
+            )
+            + "\n"
+            for k, ((t, _, turn, _, o, ids), n) in enumerate(zip(CHATS, tokens, strict=True))
+        )
+    )
     start = datetime.fromtimestamp(T0, UTC).replace(tzinfo=None)
-    pq.write_table(pa.table({
-        "ts": [start + timedelta(seconds=c[0]) for c in CHATS], "request_id": ["r0", "r1", "r2"],
-        "session_id": [c[1] for c in CHATS], "turn": [c[2] for c in CHATS], "tenant": ["x", "x", "x"],
-        "input_tokens": tokens, "output_tokens": [c[4] for c in CHATS], "block_tokens": [16] * 3,
-        "block_ids": [c[5] for c in CHATS],
-    }), paths["canonical"])
-    paths["openai-chat"].write_text("".join(json.dumps({
-        "session_id": s, "timestamp": datetime.fromtimestamp(T0 + t, UTC).isoformat(), "messages": msgs,
-        "output_tokens": o,
-    }) + "\n" for t, s, _, msgs, o, _ in CHATS))
+    pq.write_table(
+        pa.table(
+            {
+                "ts": [start + timedelta(seconds=c[0]) for c in CHATS],
+                "request_id": ["r0", "r1", "r2"],
+                "session_id": [c[1] for c in CHATS],
+                "turn": [c[2] for c in CHATS],
+                "tenant": ["x", "x", "x"],
+                "input_tokens": tokens,
+                "output_tokens": [c[4] for c in CHATS],
+                "block_tokens": [16] * 3,
+                "block_ids": [c[5] for c in CHATS],
+            }
+        ),
+        paths["canonical"],
+    )
+    paths["openai-chat"].write_text(
+        "".join(
+            json.dumps(
+                {
+                    "session_id": s,
+                    "timestamp": datetime.fromtimestamp(T0 + t, UTC).isoformat(),
+                    "messages": msgs,
+                    "output_tokens": o,
+                }
+            )
+            + "\n"
+            for t, s, _, msgs, o, _ in CHATS
+        )
+    )
     return paths
 
 

@@ -9,32 +9,48 @@ import pytest
 from dashboard.engine.readers import read_trace
 
 MOONCAKE_OK = {"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [1]}
-BAILIAN_OK = {"chat_id": 1, "parent_chat_id": -1, "timestamp": 5.0, "input_length": 10, "output_length": 1,
-              "type": "text", "turn": 1, "hash_ids": [1]}
+BAILIAN_OK = {
+    "chat_id": 1,
+    "parent_chat_id": -1,
+    "timestamp": 5.0,
+    "input_length": 10,
+    "output_length": 1,
+    "type": "text",
+    "turn": 1,
+    "hash_ids": [1],
+}
 
 
 def write(path, *lines):
-    path.write_bytes(b"".join((ln if isinstance(ln, bytes) else json.dumps(ln).encode()) + b"\n" for ln in lines))
+    path.write_bytes(
+        b"".join((ln if isinstance(ln, bytes) else json.dumps(ln).encode()) + b"\n" for ln in lines)
+    )
     return path
 
 
-@pytest.mark.parametrize(("bad", "field"), [
-    ({**MOONCAKE_OK, "hash_ids": [2**64]}, "hash_ids"),
-    ({**MOONCAKE_OK, "hash_ids": [True]}, "hash_ids"),
-    ({**MOONCAKE_OK, "input_length": -1}, "input_length"),
-    ({**MOONCAKE_OK, "timestamp": float("nan")}, "timestamp"),
-])
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({**MOONCAKE_OK, "hash_ids": [2**64]}, "hash_ids"),
+        ({**MOONCAKE_OK, "hash_ids": [True]}, "hash_ids"),
+        ({**MOONCAKE_OK, "input_length": -1}, "input_length"),
+        ({**MOONCAKE_OK, "timestamp": float("nan")}, "timestamp"),
+    ],
+)
 def test_bad_mooncake_values_name_the_field(tmp_path, bad, field):
     with pytest.raises(ValueError, match=rf"m\.jsonl:2: field '{field}'"):
         read_trace(write(tmp_path / "m.jsonl", MOONCAKE_OK, bad), "mooncake")
 
 
-@pytest.mark.parametrize(("bad", "field"), [
-    ({**BAILIAN_OK, "chat_id": 2, "turn": 0}, "turn"),
-    ({**BAILIAN_OK, "chat_id": 2, "turn": "two"}, "turn"),
-    ({**BAILIAN_OK, "chat_id": 2, "parent_chat_id": 99}, "parent_chat_id"),
-    ({**BAILIAN_OK, "chat_id": [2]}, "chat_id"),
-])
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({**BAILIAN_OK, "chat_id": 2, "turn": 0}, "turn"),
+        ({**BAILIAN_OK, "chat_id": 2, "turn": "two"}, "turn"),
+        ({**BAILIAN_OK, "chat_id": 2, "parent_chat_id": 99}, "parent_chat_id"),
+        ({**BAILIAN_OK, "chat_id": [2]}, "chat_id"),
+    ],
+)
 def test_bad_bailian_values_name_the_field(tmp_path, bad, field):
     with pytest.raises(ValueError, match=rf"b\.jsonl:2: fields? '{field}"):
         read_trace(write(tmp_path / "b.jsonl", BAILIAN_OK, bad), "bailian")

@@ -14,7 +14,16 @@ from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
 from tests.readers.test_cross_format import write_all
 
-COLUMNS = ("arrival_s", "offsets", "block_ids", "input_tokens", "output_tokens", "session_ids", "turns", "type_codes")
+COLUMNS = (
+    "arrival_s",
+    "offsets",
+    "block_ids",
+    "input_tokens",
+    "output_tokens",
+    "session_ids",
+    "turns",
+    "type_codes",
+)
 
 
 def counts(store) -> tuple[int, int]:
@@ -40,7 +49,11 @@ def test_a_stored_trace_loads_back_identical_to_the_file(store, tmp_path, fmt):
 def test_the_real_mooncake_trace_round_trips_through_the_store(store, mooncake_conversation):
     info = import_trace(store, mooncake_conversation, None, "conv")
     assert (info.format, info.num_requests, info.num_block_accesses, info.num_blocks) == (
-        "mooncake", 12_031, 288_500, 182_790)
+        "mooncake",
+        12_031,
+        288_500,
+        182_790,
+    )
     assert_same_trace(load_stored_trace(store, "conv"), read_trace(mooncake_conversation))
     assert [t.name for t in list_traces(store)] == ["conv"]
 
@@ -56,9 +69,13 @@ def test_a_duplicate_name_is_refused_and_changes_nothing(store, tmp_path):
 
 def test_a_bad_line_deep_in_the_file_changes_nothing(store, tmp_path):
     path = tmp_path / "big.jsonl"
-    good = [json.dumps({"timestamp": k, "input_length": 512, "output_length": 1, "hash_ids": [0, k]})
-            for k in range(4_999)]
-    path.write_text("\n".join(good) + '\n{"timestamp": 1, "input_length": 512, "output_length": "x", "hash_ids": [1]}\n')
+    good = [
+        json.dumps({"timestamp": k, "input_length": 512, "output_length": 1, "hash_ids": [0, k]})
+        for k in range(4_999)
+    ]
+    path.write_text(
+        "\n".join(good) + '\n{"timestamp": 1, "input_length": 512, "output_length": "x", "hash_ids": [1]}\n'
+    )
     import_trace(store, write_all(tmp_path)["canonical"], "canonical", "kept")
     before = counts(store)
     with pytest.raises(ValueError, match=r"big\.jsonl:5000: field 'output_length'"):
@@ -89,12 +106,21 @@ def test_a_store_without_trace_tables_has_no_traces(tmp_path):
 
 def test_import_trace_command_end_to_end_then_replay_by_name(tmp_path, mooncake_conversation, capsys):
     db = tmp_path / "cli.duckdb"
-    assert main(["import-trace", str(mooncake_conversation), "--name", "conv", "--db", str(db), "--json"]) == 0
+    assert (
+        main(["import-trace", str(mooncake_conversation), "--name", "conv", "--db", str(db), "--json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
-    assert (out["name"], out["num_requests"], out["num_blocks"], out["block_tokens"]) == ("conv", 12_031, 182_790, 512)
+    assert (out["name"], out["num_requests"], out["num_blocks"], out["block_tokens"]) == (
+        "conv",
+        12_031,
+        182_790,
+        512,
+    )
     assert main(["import-trace", str(mooncake_conversation), "--name", "conv", "--db", str(db)]) == 2
     assert "already imported" in capsys.readouterr().err
-    assert main(["replay", "conv", "--db", str(db), "--policy", "lru", "--hbm-blocks", "18279", "--json"]) == 0
+    assert (
+        main(["replay", "conv", "--db", str(db), "--policy", "lru", "--hbm-blocks", "18279", "--json"]) == 0
+    )
     assert round(json.loads(capsys.readouterr().out)["block_hit_ratio"], 6) == 0.278912
     store = open_store(db, read_only=True)
     try:

@@ -18,7 +18,18 @@ def write_lines(path, rows):
 
 def test_tokens_are_word_pieces_of_at_most_four_characters():
     assert tokenize("Hello, world! internationalization") == [
-        "Hell", "o", ",", "worl", "d", "!", "inte", "rnat", "iona", "liza", "tion"]
+        "Hell",
+        "o",
+        ",",
+        "worl",
+        "d",
+        "!",
+        "inte",
+        "rnat",
+        "iona",
+        "liza",
+        "tion",
+    ]
 
 
 def test_equal_prefixes_give_equal_block_ids_and_a_change_breaks_the_chain():
@@ -31,9 +42,17 @@ def test_equal_prefixes_give_equal_block_ids_and_a_change_breaks_the_chain():
 
 
 def test_a_later_turn_extends_the_earlier_prompt(tmp_path):
-    first = [{"role": "system", "content": "You are terse. " * 10}, {"role": "user", "content": "Name a prime. " * 6}]
-    second = first + [{"role": "assistant", "content": "Seven."}, {"role": "user", "content": "Another? " * 12}]
-    t = read_trace(write_lines(tmp_path / "c.jsonl", [{"messages": first}, {"messages": second}]), block_tokens=8)
+    first = [
+        {"role": "system", "content": "You are terse. " * 10},
+        {"role": "user", "content": "Name a prime. " * 6},
+    ]
+    second = first + [
+        {"role": "assistant", "content": "Seven."},
+        {"role": "user", "content": "Another? " * 12},
+    ]
+    t = read_trace(
+        write_lines(tmp_path / "c.jsonl", [{"messages": first}, {"messages": second}]), block_tokens=8
+    )
     full_blocks = len(render_chat(first)) // 8
     assert np.array_equal(t.blocks_of(1)[:full_blocks], t.blocks_of(0)[:full_blocks])
     assert t.input_tokens.tolist() == [len(render_chat(first)), len(render_chat(second))]
@@ -48,8 +67,16 @@ def test_a_final_assistant_message_is_the_reply_not_the_prompt(tmp_path):
 
 def test_timestamps_may_be_seconds_or_iso_text_and_sessions_are_coded(tmp_path):
     rows = [
-        {"messages": [{"role": "user", "content": "a"}], "timestamp": "2026-01-01T00:00:10Z", "session_id": "x"},
-        {"messages": [{"role": "user", "content": "b"}], "timestamp": "2026-01-01T00:00:00", "session_id": "y"},
+        {
+            "messages": [{"role": "user", "content": "a"}],
+            "timestamp": "2026-01-01T00:00:10Z",
+            "session_id": "x",
+        },
+        {
+            "messages": [{"role": "user", "content": "b"}],
+            "timestamp": "2026-01-01T00:00:00",
+            "session_id": "y",
+        },
         {"messages": [{"role": "user", "content": "c"}], "timestamp": 1_767_225_605, "session_id": "x"},
     ]
     t = read_trace(write_lines(tmp_path / "c.jsonl", rows))
@@ -64,13 +91,19 @@ def test_without_timestamps_requests_are_one_second_apart_and_sessions_unknown(t
     assert (t.session_ids == -1).all()
 
 
-@pytest.mark.parametrize(("row", "field"), [
-    ({"messages": [], "timestamp": 2}, "messages"),
-    ({"messages": [{"role": "user"}], "timestamp": 2}, r"messages\[0\]"),
-    ({"messages": [{"role": "user", "content": "x"}], "timestamp": 2, "output_tokens": -3}, "output_tokens"),
-    ({"messages": [{"role": "user", "content": "x"}], "timestamp": "yesterday"}, "timestamp"),
-    ({"messages": [{"role": "user", "content": "x"}]}, "timestamp"),
-])
+@pytest.mark.parametrize(
+    ("row", "field"),
+    [
+        ({"messages": [], "timestamp": 2}, "messages"),
+        ({"messages": [{"role": "user"}], "timestamp": 2}, r"messages\[0\]"),
+        (
+            {"messages": [{"role": "user", "content": "x"}], "timestamp": 2, "output_tokens": -3},
+            "output_tokens",
+        ),
+        ({"messages": [{"role": "user", "content": "x"}], "timestamp": "yesterday"}, "timestamp"),
+        ({"messages": [{"role": "user", "content": "x"}]}, "timestamp"),
+    ],
+)
 def test_bad_lines_are_named_with_file_line_and_field(tmp_path, row, field):
     good = {"messages": [{"role": "user", "content": "ok"}], "timestamp": 1}
     path = write_lines(tmp_path / "c.jsonl", [good, row])

@@ -21,29 +21,63 @@ REQUESTS = [
 
 
 def write_mooncake(path):
-    path.write_text("".join(json.dumps({
-        "timestamp": r["t"] * 1000, "input_length": r["inp"], "output_length": r["out"], "hash_ids": r["ids"],
-    }) + "\n" for r in REQUESTS))
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "timestamp": r["t"] * 1000,
+                    "input_length": r["inp"],
+                    "output_length": r["out"],
+                    "hash_ids": r["ids"],
+                }
+            )
+            + "\n"
+            for r in REQUESTS
+        )
+    )
     return path
 
 
 def write_bailian(path):
-    path.write_text("".join(json.dumps({
-        "chat_id": r["chat"], "parent_chat_id": r["parent"], "timestamp": 1000 + r["t"], "input_length": r["inp"],
-        "output_length": r["out"], "type": "text", "turn": r["turn"], "hash_ids": r["ids"],
-    }) + "\n" for r in REQUESTS))
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "chat_id": r["chat"],
+                    "parent_chat_id": r["parent"],
+                    "timestamp": 1000 + r["t"],
+                    "input_length": r["inp"],
+                    "output_length": r["out"],
+                    "type": "text",
+                    "turn": r["turn"],
+                    "hash_ids": r["ids"],
+                }
+            )
+            + "\n"
+            for r in REQUESTS
+        )
+    )
     return path
 
 
 def write_canonical(path):
     t0 = datetime(2026, 1, 1)
-    pq.write_table(pa.table({
-        "ts": [t0 + timedelta(seconds=r["t"]) for r in REQUESTS],
-        "request_id": [str(r["chat"]) for r in REQUESTS],
-        "session_id": ["s1", "s2", "s1"], "turn": [0, 0, 1], "tenant": ["a", "b", "a"],
-        "input_tokens": [r["inp"] for r in REQUESTS], "output_tokens": [r["out"] for r in REQUESTS],
-        "block_tokens": [16] * 3, "block_ids": [r["ids"] for r in REQUESTS],
-    }), path)
+    pq.write_table(
+        pa.table(
+            {
+                "ts": [t0 + timedelta(seconds=r["t"]) for r in REQUESTS],
+                "request_id": [str(r["chat"]) for r in REQUESTS],
+                "session_id": ["s1", "s2", "s1"],
+                "turn": [0, 0, 1],
+                "tenant": ["a", "b", "a"],
+                "input_tokens": [r["inp"] for r in REQUESTS],
+                "output_tokens": [r["out"] for r in REQUESTS],
+                "block_tokens": [16] * 3,
+                "block_ids": [r["ids"] for r in REQUESTS],
+            }
+        ),
+        path,
+    )
     return path
 
 
@@ -85,7 +119,9 @@ def test_sniffing_tells_the_jsonl_formats_apart(tmp_path):
 
 def test_bad_line_is_named_with_file_line_and_field(tmp_path):
     path = write_mooncake(tmp_path / "m.jsonl")
-    path.write_text(path.read_text() + '{"timestamp": 5, "input_length": 3, "output_length": 1, "hash_ids": "x"}\n')
+    path.write_text(
+        path.read_text() + '{"timestamp": 5, "input_length": 3, "output_length": 1, "hash_ids": "x"}\n'
+    )
     with pytest.raises(ValueError, match=r"m\.jsonl:4: field 'hash_ids'"):
         read_trace(path, "mooncake")
 

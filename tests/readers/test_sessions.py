@@ -17,7 +17,8 @@ def chain_trace(requests: list[list[int]], session_ids=None):
         raw_block_ids=np.array([b for r in requests for b in r], np.int64),
         input_tokens=np.array([16 * len(r) for r in requests], np.int64),
         output_tokens=np.zeros(len(requests), np.int64),
-        block_tokens=16, source="hand-built",
+        block_tokens=16,
+        source="hand-built",
         session_ids=session_ids,
     )
 

@@ -33,8 +33,13 @@ SPEC = ExportSpec(pod_names=("vllm-0", "vllm-1"), restarts=((10.0, 0),))
 @pytest.fixture(scope="module")
 def replay():
     trace = build_trace(
-        arrival_s=ARRIVAL_S, block_counts=NUM_BLOCKS, raw_block_ids=np.arange(1, NUM_BLOCKS.sum() + 1),
-        input_tokens=NUM_BLOCKS * 64, output_tokens=np.array([10, 5, 20, 1]), block_tokens=64, source="hand",
+        arrival_s=ARRIVAL_S,
+        block_counts=NUM_BLOCKS,
+        raw_block_ids=np.arange(1, NUM_BLOCKS.sum() + 1),
+        input_tokens=NUM_BLOCKS * 64,
+        output_tokens=np.array([10, 5, 20, 1]),
+        block_tokens=64,
+        source="hand",
     )
     queue_s = np.array([0.0, 0.3, 0.0, 0.0])
     load_s = np.array([0.0, 0.0, 0.1, 0.0])
@@ -44,7 +49,10 @@ def replay():
         hit_blocks=np.array([[0, 0, 0], [2, 0, 0], [1, 2, 0], [0, 0, 0]], np.int32),
         num_blocks=NUM_BLOCKS.astype(np.int32),
         cached_tokens=np.array([[0, 0, 0], [128, 0, 0], [64, 128, 0], [0, 0, 0]], np.int64),
-        queue_s=queue_s, load_s=load_s, prefill_s=prefill_s, ttft_s=queue_s + load_s + prefill_s,
+        queue_s=queue_s,
+        load_s=load_s,
+        prefill_s=prefill_s,
+        ttft_s=queue_s + load_s + prefill_s,
         finish_s=np.array([2.0, 1.5, 5.0, 12.1]),
         stored_blocks=np.array([0, 0, 2, 0], np.int32),
         predicted_hit_ratio=np.array([0.0, 2 / 3, 0.25, 0.0]),
@@ -69,10 +77,19 @@ def test_prefix_counters_count_prompt_tokens_at_first_token_and_reset_at_restart
 
 def test_external_counters_query_only_what_the_gpu_missed(replay):
     _, _, series = replay
-    assert values(series, "vllm:external_prefix_cache_queries_total", pod="vllm-1") == [0, 0, 0, 192, 192, 192]
+    assert values(series, "vllm:external_prefix_cache_queries_total", pod="vllm-1") == [
+        0,
+        0,
+        0,
+        192,
+        192,
+        192,
+    ]
     assert values(series, "vllm:external_prefix_cache_hits_total", pod="vllm-1") == [0, 0, 0, 128, 128, 128]
-    by_source = {src: values(series, "vllm:prompt_tokens_cached_by_source_total", pod="vllm-1", source=src)[-1]
-                 for src in ("device", "host", "disk")}
+    by_source = {
+        src: values(series, "vllm:prompt_tokens_cached_by_source_total", pod="vllm-1", source=src)[-1]
+        for src in ("device", "host", "disk")
+    }
     assert by_source == {"device": 64, "host": 128, "disk": 0}
 
 
@@ -83,19 +100,32 @@ def test_offload_traffic_is_blocks_times_kv_bytes(replay):
     assert values(series, "vllm:kv_offload_load_bytes_total", pod="vllm-1")[-1] == 2 * block_bytes
     assert values(series, "vllm:kv_offload_store_bytes_total", pod="vllm-1")[-1] == 2 * block_bytes
     assert values(series, "vllm:kv_offload_load_time_total", pod="vllm-1")[-1] == pytest.approx(0.1)
-    assert values(series, "vllm:kv_offload_store_time_total", pod="vllm-1")[-1] == pytest.approx(2 * block_bytes / link)
+    assert values(series, "vllm:kv_offload_store_time_total", pod="vllm-1")[-1] == pytest.approx(
+        2 * block_bytes / link
+    )
 
 
 def test_successes_and_generation_tokens_count_at_finish(replay):
     _, _, series = replay
-    assert values(series, "vllm:request_success_total", pod="vllm-0", finished_reason="stop") == [0, 0, 2, 2, 0, 1]
+    assert values(series, "vllm:request_success_total", pod="vllm-0", finished_reason="stop") == [
+        0,
+        0,
+        2,
+        2,
+        0,
+        1,
+    ]
     assert values(series, "vllm:generation_tokens_total", pod="vllm-0") == [0, 0, 15, 15, 0, 1]
 
 
 def test_ttft_histogram_buckets_are_cumulative_with_vllm_bounds(replay):
     _, _, series = replay
-    at = {le_label(b): values(series, "vllm:time_to_first_token_seconds_bucket", pod="vllm-0", le=le_label(b))[2]
-          for b in (*TTFT_BUCKETS, float("inf"))}
+    at = {
+        le_label(b): values(series, "vllm:time_to_first_token_seconds_bucket", pod="vllm-0", le=le_label(b))[
+            2
+        ]
+        for b in (*TTFT_BUCKETS, float("inf"))
+    }
     # at 2.5 s pod 0 has r0 (0.5 s) and r1 (0.4 s)
     assert at["0.25"] == 0 and at["0.5"] == 2 and at["2560.0"] == 2 and at["+Inf"] == 2
     assert values(series, "vllm:time_to_first_token_seconds_sum", pod="vllm-0")[2] == pytest.approx(0.9)
@@ -116,16 +146,22 @@ def test_gauges_sample_the_in_flight_working_set(replay):
     assert values(series, "vllm:num_requests_running", pod="vllm-0")[3] == 0
     info = next(s for s in series if s.metric == "vllm:cache_config_info" and s.labels["pod"] == "vllm-1")
     assert info.labels["num_gpu_blocks"] == "10" and info.labels["block_size"] == "64"
-    offload = next(s for s in series if s.metric == "vllm:kv_offload_config_info" and s.labels["pod"] == "vllm-0")
+    offload = next(
+        s for s in series if s.metric == "vllm:kv_offload_config_info" and s.labels["pod"] == "vllm-0"
+    )
     assert offload.labels["cpu_kv_cache_size_tokens"] == str(40 * 64)
 
 
 def test_epp_counts_routing_decisions_and_predicted_ratios_without_resetting(replay):
     _, _, series = replay
-    attempts = [values(series, "llm_d_epp_scheduler_attempts_total", endpoint_name=p)[-1] for p in SPEC.pod_names]
+    attempts = [
+        values(series, "llm_d_epp_scheduler_attempts_total", endpoint_name=p)[-1] for p in SPEC.pod_names
+    ]
     assert attempts == [3, 1]
-    ratio = {b: values(series, "llm_d_epp_prefix_indexer_hit_ratio_bucket", le=le_label(b))[-1]
-             for b in (0.0, 0.2, 0.3, 0.6, 0.7, float("inf"))}
+    ratio = {
+        b: values(series, "llm_d_epp_prefix_indexer_hit_ratio_bucket", le=le_label(b))[-1]
+        for b in (0.0, 0.2, 0.3, 0.6, 0.7, float("inf"))
+    }
     assert ratio == {0.0: 2, 0.2: 2, 0.3: 3, 0.6: 3, 0.7: 4, float("inf"): 4}
     assert values(series, "llm_d_epp_prefix_indexer_hit_ratio_count")[-1] == 4
 

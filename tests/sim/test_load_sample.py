@@ -18,8 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def kvscope(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dashboard", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "dashboard", *args], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_load_sample_if_empty_loads_once(tmp_path):
@@ -43,8 +44,24 @@ def test_a_fresh_store_counts_as_empty(tmp_path):
 
 def test_serve_sim_exits_cleanly_on_sigint():
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "dashboard", "serve-sim", "--pods", "1", "--port", str(port),
-                             "--hours", "0.5"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dashboard",
+            "serve-sim",
+            "--pods",
+            "1",
+            "--port",
+            str(port),
+            "--hours",
+            "0.5",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         # NOTE: wait for its own "serving" line, not just an open port another process might hold
         line = proc.stderr.readline()

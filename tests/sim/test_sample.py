@@ -41,16 +41,24 @@ def test_counters_only_fall_at_the_pod_restart(short_story):
         drops = np.flatnonzero(np.diff(s.values) < 0)
         if drops.size:
             assert s.labels["pod"] == restart_name, s.metric
-            assert np.all(short_story.scrape_s[drops] < restart_s) and np.all(short_story.scrape_s[drops + 1] >= restart_s)
+            assert np.all(short_story.scrape_s[drops] < restart_s) and np.all(
+                short_story.scrape_s[drops + 1] >= restart_s
+            )
 
 
 def test_ttft_histogram_uses_vllm_buckets_and_counts_every_first_token(short_story):
-    buckets = [s for s in short_story.series if s.metric == "vllm:time_to_first_token_seconds_bucket"
-               and s.labels["pod"] == "vllm-0"]
+    buckets = [
+        s
+        for s in short_story.series
+        if s.metric == "vllm:time_to_first_token_seconds_bucket" and s.labels["pod"] == "vllm-0"
+    ]
     bounds = [s.labels["le"] for s in buckets]
     assert bounds == [repr(float(b)) for b in TTFT_BUCKETS] + ["+Inf"]
-    count = next(s for s in short_story.series if s.metric == "vllm:time_to_first_token_seconds_count"
-                 and s.labels["pod"] == "vllm-0")
+    count = next(
+        s
+        for s in short_story.series
+        if s.metric == "vllm:time_to_first_token_seconds_count" and s.labels["pod"] == "vllm-0"
+    )
     out, tr = short_story.outcome, short_story.trace
     first_token = tr.arrival_s + out.ttft_s
     last = short_story.scrape_s[-1]
@@ -60,10 +68,16 @@ def test_ttft_histogram_uses_vllm_buckets_and_counts_every_first_token(short_sto
 
 
 def test_prefix_counters_are_token_weighted_like_vllm(short_story):
-    queries = next(s for s in short_story.series if s.metric == "vllm:prefix_cache_queries_total"
-                   and s.labels["pod"] == "vllm-1")
-    hits = next(s for s in short_story.series if s.metric == "vllm:prefix_cache_hits_total"
-                and s.labels["pod"] == "vllm-1")
+    queries = next(
+        s
+        for s in short_story.series
+        if s.metric == "vllm:prefix_cache_queries_total" and s.labels["pod"] == "vllm-1"
+    )
+    hits = next(
+        s
+        for s in short_story.series
+        if s.metric == "vllm:prefix_cache_hits_total" and s.labels["pod"] == "vllm-1"
+    )
     assert np.all(hits.values <= queries.values)
     tr, out = short_story.trace, short_story.outcome
     done = (out.pod == 1) & (tr.arrival_s + out.ttft_s <= short_story.scrape_s[-1])
@@ -80,8 +94,13 @@ def sample_store(tmp_path_factory):
 
 
 def cluster_gpu_rate(store, start: str, end: str) -> float:
-    rows = run_query(store, "hit_rate", start=end, end=end,
-                     step=(datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds())
+    rows = run_query(
+        store,
+        "hit_rate",
+        start=end,
+        end=end,
+        step=(datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds(),
+    )
     return float(rows[(rows.pod == "*") & (rows.tier == "gpu")].hit_rate.iloc[0])
 
 
@@ -92,12 +111,24 @@ def test_committed_sample_tells_the_routing_story(sample_store):
 
 
 def test_committed_sample_burst_moves_reuse_into_the_cpu_tier(sample_store):
-    rows = run_query(sample_store, "hit_rate", start="2026-11-30T01:00:00", end="2026-11-30T06:00:00", step=3600)
+    rows = run_query(
+        sample_store, "hit_rate", start="2026-11-30T01:00:00", end="2026-11-30T06:00:00", step=3600
+    )
     offload = rows[(rows.pod == "*") & (rows.tier == "offload")].set_index("ts").hit_tokens
     burst = offload[datetime(2026, 11, 30, 6)]
     assert burst > 10 * offload[datetime(2026, 11, 30, 4)]
-    ttft = run_query(sample_store, "ttft_quantiles", start="2026-11-30T04:00:00", end="2026-11-30T06:00:00",
-                     step=3600, q=[0.99]).set_index("ts").ttft_s
+    ttft = (
+        run_query(
+            sample_store,
+            "ttft_quantiles",
+            start="2026-11-30T04:00:00",
+            end="2026-11-30T06:00:00",
+            step=3600,
+            q=[0.99],
+        )
+        .set_index("ts")
+        .ttft_s
+    )
     assert ttft[datetime(2026, 11, 30, 6)] > 2 * ttft[datetime(2026, 11, 30, 5)]
 
 
@@ -108,7 +139,9 @@ def test_committed_sample_has_the_three_events_and_fits_the_size_budget():
 
 
 def test_committed_sample_has_cpu_tier_hits_only_around_the_burst(sample_store):
-    rows = run_query(sample_store, "hit_rate", start="2026-11-30T00:30:00", end="2026-11-30T06:00:00", step=1800)
+    rows = run_query(
+        sample_store, "hit_rate", start="2026-11-30T00:30:00", end="2026-11-30T06:00:00", step=1800
+    )
     offload = rows[(rows.pod == "*") & (rows.tier == "offload")].set_index("ts").hit_tokens
     burst = offload[datetime(2026, 11, 30, 5, 30)]
     before = offload[offload.index <= datetime(2026, 11, 30, 5)]
@@ -119,8 +152,12 @@ def test_committed_sample_has_one_restart_and_its_pod_counters_drop_there(sample
     notes = run_query(sample_store, "annotations", start="2026-11-30T00:00:00", end="2026-11-30T06:00:00")
     restarts = notes[notes.kind == "restart"]
     assert len(restarts) == 1
-    drops = sample_store.cursor().execute(
-        "SELECT DISTINCT pod FROM (SELECT pod, value < lag(value) OVER (PARTITION BY series_id ORDER BY ts) AS fell "
-        "FROM samples JOIN series USING (series_id) WHERE metric = 'vllm:prefix_cache_queries_total') WHERE fell"
-    ).fetchall()
+    drops = (
+        sample_store.cursor()
+        .execute(
+            "SELECT DISTINCT pod FROM (SELECT pod, value < lag(value) OVER (PARTITION BY series_id ORDER BY ts) AS fell "
+            "FROM samples JOIN series USING (series_id) WHERE metric = 'vllm:prefix_cache_queries_total') WHERE fell"
+        )
+        .fetchall()
+    )
     assert [d[0] for d in drops] == ["vllm-3"] and "vllm-3" in restarts.text.iloc[0]

@@ -27,8 +27,11 @@ REPO = Path(__file__).resolve().parents[2]
 def scrape(port: int) -> dict[tuple, float]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
         text = resp.read().decode()
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for f in text_string_to_metric_families(text) for s in f.samples}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in text_string_to_metric_families(text)
+        for s in f.samples
+    }
 
 
 def wait_for_port(port: int, timeout_s: float = 90) -> None:
@@ -61,9 +64,29 @@ def sim(tmp_path_factory):
     port = free_port()
     config = tmp_path_factory.mktemp("sim") / "prometheus.yml"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dashboard", "serve-sim", "--pods", "2", "--port", str(port), "--speed", "20",
-         "--hours", "1", "--restart", "0@160", "--prometheus-config", str(config), "--scrape-interval", "1s"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "dashboard",
+            "serve-sim",
+            "--pods",
+            "2",
+            "--port",
+            str(port),
+            "--speed",
+            "20",
+            "--hours",
+            "1",
+            "--restart",
+            "0@160",
+            "--prometheus-config",
+            str(config),
+            "--scrape-interval",
+            "1s",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     # NOTE: Prometheus scrapes from the start, so it sees the restart at 160 simulated s (8 s here)
     # whichever test runs first.
@@ -87,7 +110,10 @@ def test_pods_and_epp_serve_growing_counters(sim):
     assert second[key] > first[key]
     assert all("pod" not in dict(k[1]) for k in first), "pod is a target label, not an exposed one"
     epp = scrape(port + 2)
-    assert {dict(k[1])["endpoint_name"] for k in epp if k[0] == "llm_d_epp_scheduler_attempts_total"} == {"vllm-0", "vllm-1"}
+    assert {dict(k[1])["endpoint_name"] for k in epp if k[0] == "llm_d_epp_scheduler_attempts_total"} == {
+        "vllm-0",
+        "vllm-1",
+    }
 
 
 def test_prometheus_config_is_accepted_by_promtool(sim):
@@ -109,11 +135,15 @@ def test_restart_through_prometheus_gives_no_negative_or_spiking_rate(sim, tmp_p
     now_s = time.time()
     Collector(store, prometheus_config=PrometheusConfig(url=prom.url), since_s=60).pull_once(now_s)
     prom.stop()
-    dropped = store.cursor().execute(
-        "SELECT count(*) FROM (SELECT value < lag(value) OVER (ORDER BY ts) AS fell FROM samples "
-        "JOIN series USING (series_id) WHERE metric = 'vllm:prefix_cache_queries_total' AND pod = 'vllm-0') "
-        "WHERE fell"
-    ).fetchall()[0][0]
+    dropped = (
+        store.cursor()
+        .execute(
+            "SELECT count(*) FROM (SELECT value < lag(value) OVER (ORDER BY ts) AS fell FROM samples "
+            "JOIN series USING (series_id) WHERE metric = 'vllm:prefix_cache_queries_total' AND pod = 'vllm-0') "
+            "WHERE fell"
+        )
+        .fetchall()[0][0]
+    )
     assert dropped >= 1, "the restart should show as a counter drop in the raw samples"
     rows = run_query(store, "hit_rate", start=started_s, end=now_s - 1, step=4)
     assert len(rows) and rows.hit_rate.between(0, 1).all()

@@ -27,10 +27,15 @@ def rate_at(rows, seconds, pod="*", tier="gpu"):
 def test_cluster_rate_sums_pods_before_dividing(store):
     # Window (0, 60] holds scrapes at 15, 30, 45, 60 s: three increases per series.
     # pod a: hits +30 of queries +300; pod b: hits +90 of +100. Mean of ratios would be 0.5.
-    write_samples(store, frame(
-        counter_rows(HITS, {"pod": "a"}, [0, 10, 20, 30]) + counter_rows(QUERIES, {"pod": "a"}, [0, 100, 200, 300])
-        + counter_rows(HITS, {"pod": "b"}, [0, 30, 60, 90]) + counter_rows(QUERIES, {"pod": "b"}, [0, 40, 70, 100])
-    ))
+    write_samples(
+        store,
+        frame(
+            counter_rows(HITS, {"pod": "a"}, [0, 10, 20, 30])
+            + counter_rows(QUERIES, {"pod": "a"}, [0, 100, 200, 300])
+            + counter_rows(HITS, {"pod": "b"}, [0, 30, 60, 90])
+            + counter_rows(QUERIES, {"pod": "b"}, [0, 40, 70, 100])
+        ),
+    )
     rows = rates(store)
     assert rate_at(rows, 60).hit_rate == pytest.approx(120 / 400)
     assert rate_at(rows, 60, pod="a").hit_rate == pytest.approx(0.1)
@@ -39,9 +44,13 @@ def test_cluster_rate_sums_pods_before_dividing(store):
 
 def test_counter_reset_counts_the_new_value_as_the_increase(store):
     # A restart between 30 s and 45 s: hits 50 → 100 → 5 → 25 means increases 50, 5, 20 = 75.
-    write_samples(store, frame(
-        counter_rows(HITS, {"pod": "a"}, [50, 100, 5, 25]) + counter_rows(QUERIES, {"pod": "a"}, [100, 200, 10, 50])
-    ))
+    write_samples(
+        store,
+        frame(
+            counter_rows(HITS, {"pod": "a"}, [50, 100, 5, 25])
+            + counter_rows(QUERIES, {"pod": "a"}, [100, 200, 10, 50])
+        ),
+    )
     rows = rates(store)
     row = rate_at(rows, 60, pod="a")
     assert row.hit_tokens == pytest.approx(75)
@@ -52,10 +61,13 @@ def test_counter_reset_counts_the_new_value_as_the_increase(store):
 def test_windows_tile_without_counting_a_pair_twice(store):
     # Scrapes at 15..120 s: window (0,60] gets pairs inside it, (60,120] its own; the pair
     # straddling 60→75 belongs to neither, as in Prometheus's rate over each window.
-    write_samples(store, frame(
-        counter_rows(HITS, {"pod": "a"}, [0, 1, 2, 3, 13, 23, 33, 43])
-        + counter_rows(QUERIES, {"pod": "a"}, [0, 10, 20, 30, 40, 50, 60, 70])
-    ))
+    write_samples(
+        store,
+        frame(
+            counter_rows(HITS, {"pod": "a"}, [0, 1, 2, 3, 13, 23, 33, 43])
+            + counter_rows(QUERIES, {"pod": "a"}, [0, 10, 20, 30, 40, 50, 60, 70])
+        ),
+    )
     rows = rates(store)
     assert rate_at(rows, 60, pod="a").hit_rate == pytest.approx(3 / 30)
     assert rate_at(rows, 120, pod="a").hit_rate == pytest.approx(30 / 30)
@@ -63,12 +75,16 @@ def test_windows_tile_without_counting_a_pair_twice(store):
 
 def test_only_the_newest_name_variant_of_a_pod_is_used(store):
     # An upgraded pod exports both names; adding them would double the rate's inputs.
-    write_samples(store, frame(
-        counter_rows(HITS, {"pod": "a"}, [0, 10, 20, 30]) + counter_rows(QUERIES, {"pod": "a"}, [0, 20, 40, 60])
-        + counter_rows("vllm:gpu_prefix_cache_hits_total", {"pod": "a"}, [0, 60, 120, 180])
-        + counter_rows("vllm:gpu_prefix_cache_queries_total", {"pod": "b"}, [0, 10, 20, 30])
-        + counter_rows("vllm:gpu_prefix_cache_hits_total", {"pod": "b"}, [0, 1, 2, 3])
-    ))
+    write_samples(
+        store,
+        frame(
+            counter_rows(HITS, {"pod": "a"}, [0, 10, 20, 30])
+            + counter_rows(QUERIES, {"pod": "a"}, [0, 20, 40, 60])
+            + counter_rows("vllm:gpu_prefix_cache_hits_total", {"pod": "a"}, [0, 60, 120, 180])
+            + counter_rows("vllm:gpu_prefix_cache_queries_total", {"pod": "b"}, [0, 10, 20, 30])
+            + counter_rows("vllm:gpu_prefix_cache_hits_total", {"pod": "b"}, [0, 1, 2, 3])
+        ),
+    )
     rows = rates(store)
     assert rate_at(rows, 60, pod="a").hit_tokens == pytest.approx(30)
     assert rate_at(rows, 60, pod="b").hit_rate == pytest.approx(0.1)  # old vLLM names still resolve
@@ -76,10 +92,15 @@ def test_only_the_newest_name_variant_of_a_pod_is_used(store):
 
 
 def test_offload_tier_is_reported_separately(store):
-    write_samples(store, frame(
-        counter_rows(EXT_HITS, {"pod": "a"}, [0, 5, 10, 15]) + counter_rows(EXT_QUERIES, {"pod": "a"}, [0, 20, 40, 60])
-        + counter_rows(HITS, {"pod": "a"}, [0, 10, 20, 30]) + counter_rows(QUERIES, {"pod": "a"}, [0, 40, 80, 120])
-    ))
+    write_samples(
+        store,
+        frame(
+            counter_rows(EXT_HITS, {"pod": "a"}, [0, 5, 10, 15])
+            + counter_rows(EXT_QUERIES, {"pod": "a"}, [0, 20, 40, 60])
+            + counter_rows(HITS, {"pod": "a"}, [0, 10, 20, 30])
+            + counter_rows(QUERIES, {"pod": "a"}, [0, 40, 80, 120])
+        ),
+    )
     rows = rates(store)
     assert rate_at(rows, 60, tier="offload").hit_rate == pytest.approx(0.25)
     assert rate_at(rows, 60, tier="gpu").hit_rate == pytest.approx(0.25)
@@ -87,10 +108,15 @@ def test_offload_tier_is_reported_separately(store):
 
 
 def test_pod_filter_returns_only_that_pod(store):
-    write_samples(store, frame(
-        counter_rows(HITS, {"pod": "a"}, [0, 10]) + counter_rows(QUERIES, {"pod": "a"}, [0, 20])
-        + counter_rows(HITS, {"pod": "b"}, [0, 10]) + counter_rows(QUERIES, {"pod": "b"}, [0, 40])
-    ))
+    write_samples(
+        store,
+        frame(
+            counter_rows(HITS, {"pod": "a"}, [0, 10])
+            + counter_rows(QUERIES, {"pod": "a"}, [0, 20])
+            + counter_rows(HITS, {"pod": "b"}, [0, 10])
+            + counter_rows(QUERIES, {"pod": "b"}, [0, 40])
+        ),
+    )
     rows = rates(store, pod="b")
     assert set(rows.pod) == {"b"}
     assert rows.iloc[0].hit_rate == pytest.approx(0.25)

@@ -27,21 +27,38 @@ def answer(request):
 
 
 def rows(store) -> list[tuple]:
-    return store.cursor().execute(
-        "SELECT s.metric, s.labels, s.pod, s.le, epoch_ms(x.ts), x.value FROM samples x JOIN series s USING (series_id) "
-        "ORDER BY s.metric, s.le, x.ts").fetchall()
+    return (
+        store.cursor()
+        .execute(
+            "SELECT s.metric, s.labels, s.pod, s.le, epoch_ms(x.ts), x.value FROM samples x JOIN series s USING (series_id) "
+            "ORDER BY s.metric, s.le, x.ts"
+        )
+        .fetchall()
+    )
 
 
 def test_values_labels_and_timestamps_arrive_exactly(store, answer):
     body = answer(
-        {"metric": {"__name__": "ttft_bucket", "le": "+Inf", "pod": "vllm-0"}, "values": [[T, "3"], [T + 15, "+Inf"]]},
-        {"metric": {"__name__": "ttft_bucket", "le": "0.5", "pod": "vllm-0"}, "values": [[T, "-Inf"], [T + 15, "NaN"]]},
+        {
+            "metric": {"__name__": "ttft_bucket", "le": "+Inf", "pod": "vllm-0"},
+            "values": [[T, "3"], [T + 15, "+Inf"]],
+        },
+        {
+            "metric": {"__name__": "ttft_bucket", "le": "0.5", "pod": "vllm-0"},
+            "values": [[T, "-Inf"], [T + 15, "NaN"]],
+        },
         {"metric": {"__name__": "hits_total", "instance": "10.0.0.5:8000"}, "values": [[T, "1e3"]]},
     )
     assert write_query_result(store, body) == 5
     got = rows(store)
-    assert got[0] == ("hits_total", {"instance": "10.0.0.5:8000", "pod": "10.0.0.5:8000"}, "10.0.0.5:8000", None,
-                      1_795_996_815_123, 1000.0)
+    assert got[0] == (
+        "hits_total",
+        {"instance": "10.0.0.5:8000", "pod": "10.0.0.5:8000"},
+        "10.0.0.5:8000",
+        None,
+        1_795_996_815_123,
+        1000.0,
+    )
     assert [r[3] for r in got[1:]] == [0.5, 0.5, math.inf, math.inf]
     assert got[1][5] == -math.inf and math.isnan(got[2][5])
     assert got[3][1]["le"] == "+Inf" and got[3][5] == 3.0 and got[4][5] == math.inf
@@ -52,7 +69,9 @@ def test_the_same_answer_twice_is_stored_once(store, answer):
     body = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"], [T + 15, "2"]]})
     assert write_query_result(store, body) == 2
     assert write_query_result(store, body) == 0
-    overlapping = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 15, "2"], [T + 30, "3"]]})
+    overlapping = answer(
+        {"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 15, "2"], [T + 30, "3"]]}
+    )
     assert write_query_result(store, overlapping) == 1
     assert len(rows(store)) == 3
 
@@ -62,7 +81,9 @@ def test_an_empty_answer_stores_nothing(store, answer):
 
 
 def test_a_body_that_is_not_an_answer_is_refused_and_changes_nothing(store, answer):
-    write_query_result(store, answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"]]}))
+    write_query_result(
+        store, answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"]]})
+    )
     with pytest.raises(ValueError, match="prom-test: not a Prometheus query answer"):
         write_query_result(store, answer({"metric": {}, "values": [[1, "x"]]}), where="prom-test")
     with pytest.raises(ValueError, match="not a Prometheus query answer"):
@@ -91,6 +112,11 @@ def test_answers_written_together_are_one_transaction(store, answer):
     second = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 30, "3"]]})
     assert write_query_results(store, [(first, "chunk 1"), (second, "chunk 2")]) == 3
     with pytest.raises(ValueError, match="chunk 4: not a Prometheus query answer"):
-        write_query_results(store, [(answer({"metric": {"__name__": "hits_total", "pod": "b"}, "values": [[T, "1"]]}),
-                                     "chunk 3"), (b"<html>proxy error</html>", "chunk 4")])
+        write_query_results(
+            store,
+            [
+                (answer({"metric": {"__name__": "hits_total", "pod": "b"}, "values": [[T, "1"]]}), "chunk 3"),
+                (b"<html>proxy error</html>", "chunk 4"),
+            ],
+        )
     assert len(rows(store)) == 3  # chunk 3's sample went with chunk 4's failure

@@ -11,8 +11,10 @@ from dashboard.services.traces import import_trace
 from dashboard.store.console import _open_locked, run_sql
 from dashboard.store.db import open_store
 
-TINY = ('{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}\n'
-        '{"timestamp": 1000, "input_length": 700, "output_length": 5, "hash_ids": [0, 1, 2]}\n')
+TINY = (
+    '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}\n'
+    '{"timestamp": 1000, "input_length": 700, "output_length": 5, "hash_ids": [0, 1, 2]}\n'
+)
 
 
 @pytest.fixture
@@ -56,15 +58,18 @@ def test_console_keeps_a_result_exactly_at_the_cap_whole(db):
     assert len(result.frame) == 7 and not result.is_truncated
 
 
-@pytest.mark.parametrize("sql", [
-    "INSERT INTO traces (trace_id, name) VALUES (99, 'x')",
-    "UPDATE traces SET name = 'renamed'",
-    "DELETE FROM trace_requests",
-    "CREATE TABLE memory.main.scratch AS SELECT 1",
-    "CREATE TEMP TABLE scratch AS SELECT 1",
-    "DROP TABLE traces",
-    "ALTER TABLE traces RENAME TO t2",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "INSERT INTO traces (trace_id, name) VALUES (99, 'x')",
+        "UPDATE traces SET name = 'renamed'",
+        "DELETE FROM trace_requests",
+        "CREATE TABLE memory.main.scratch AS SELECT 1",
+        "CREATE TEMP TABLE scratch AS SELECT 1",
+        "DROP TABLE traces",
+        "ALTER TABLE traces RENAME TO t2",
+    ],
+)
 def test_console_refuses_writes_and_leaves_the_store_as_it_was(db, sql):
     assert "read-only" in refusal(db, sql)
     assert num_traces(db) == 1
@@ -86,39 +91,52 @@ def test_console_refuses_installing_or_loading_extensions(db, sql):
     refusal(db, sql)
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT * FROM read_csv('/etc/passwd')",
-    "SELECT * FROM read_csv_auto('/etc/passwd')",
-    "SELECT * FROM read_parquet('/etc/passwd')",
-    "SELECT * FROM read_json('/etc/passwd')",
-    "SELECT * FROM read_text('/etc/passwd')",
-    "SELECT * FROM read_blob('/etc/passwd')",
-    "SELECT * FROM glob('/etc/*')",
-    "SELECT * FROM sniff_csv('/etc/passwd')",
-    "SELECT * FROM 'https://example.com/data.csv'",
-    "SELECT * FROM read_parquet('s3://bucket/data.parquet')",
-    "SELECT * FROM read_json('http://127.0.0.1:1/x.json')",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM read_csv_auto('/etc/passwd')",
+        "SELECT * FROM read_parquet('/etc/passwd')",
+        "SELECT * FROM read_json('/etc/passwd')",
+        "SELECT * FROM read_text('/etc/passwd')",
+        "SELECT * FROM read_blob('/etc/passwd')",
+        "SELECT * FROM glob('/etc/*')",
+        "SELECT * FROM sniff_csv('/etc/passwd')",
+        "SELECT * FROM 'https://example.com/data.csv'",
+        "SELECT * FROM read_parquet('s3://bucket/data.parquet')",
+        "SELECT * FROM read_json('http://127.0.0.1:1/x.json')",
+    ],
+)
 def test_console_refuses_reading_files_or_urls_from_a_select(db, sql):
     message = refusal(db, sql)
     assert "root:" not in message and "disabled" in message
 
 
-@pytest.mark.parametrize("sql", [
-    "SET enable_external_access = true",
-    "SET lock_configuration = false",
-    "RESET enable_external_access",
-    "SET threads = 1",
-    "PRAGMA threads = 1",
-    "PRAGMA enable_profiling",
-    "USE memory",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET enable_external_access = true",
+        "SET lock_configuration = false",
+        "RESET enable_external_access",
+        "SET threads = 1",
+        "PRAGMA threads = 1",
+        "PRAGMA enable_profiling",
+        "USE memory",
+    ],
+)
 def test_console_refuses_statements_that_change_settings(db, sql):
     refusal(db, sql)
 
 
-@pytest.mark.parametrize("sql", ["SET enable_external_access = true", "SET autoload_known_extensions = true",
-                                 "SET allowed_directories = ['/']", "RESET lock_configuration"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET enable_external_access = true",
+        "SET autoload_known_extensions = true",
+        "SET allowed_directories = ['/']",
+        "RESET lock_configuration",
+    ],
+)
 def test_console_connection_itself_locks_its_configuration(db, sql):
     conn = _open_locked(db)
     try:
@@ -131,10 +149,13 @@ def test_console_connection_itself_locks_its_configuration(db, sql):
 def test_console_connection_has_external_access_and_extension_autoload_off(db):
     conn = _open_locked(db)
     try:
-        settings = dict(conn.execute(
-            "SELECT name, value FROM duckdb_settings() WHERE name IN ('enable_external_access', "
-            "'autoinstall_known_extensions', 'autoload_known_extensions', 'allow_community_extensions', "
-            "'lock_configuration', 'allowed_directories', 'allowed_paths')").fetchall())
+        settings = dict(
+            conn.execute(
+                "SELECT name, value FROM duckdb_settings() WHERE name IN ('enable_external_access', "
+                "'autoinstall_known_extensions', 'autoload_known_extensions', 'allow_community_extensions', "
+                "'lock_configuration', 'allowed_directories', 'allowed_paths')"
+            ).fetchall()
+        )
     finally:
         conn.close()
     assert settings["enable_external_access"] == "false"

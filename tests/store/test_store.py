@@ -21,7 +21,9 @@ def test_every_migration_is_applied_once_and_recorded(tmp_path):
     path = tmp_path / "s.duckdb"
     open_store(path).close()
     store = open_store(path)  # reopening applies nothing new
-    versions = [r[0] for r in store.cursor().execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall()]
+    versions = [
+        r[0] for r in store.cursor().execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall()
+    ]
     assert versions == [int(f.name[:3]) for f in migration_files()]
     store.close()
 
@@ -45,7 +47,9 @@ def test_a_bad_batch_leaves_the_store_unchanged(store):
     bad = frame(counter_rows(HITS, {"pod": "b"}, [1, 2]) + [(at(3), None, {"pod": "b"}, 3.0)])
     with pytest.raises(ValueError, match="no metric name"):
         write_samples(store, bad)
-    broken_ts = pd.DataFrame({"ts": ["not a time"], "metric": [HITS], "labels": [{"pod": "c"}], "value": [1.0]})
+    broken_ts = pd.DataFrame(
+        {"ts": ["not a time"], "metric": [HITS], "labels": [{"pod": "c"}], "value": [1.0]}
+    )
     with pytest.raises(ValueError, match="column 'ts'"):
         write_samples(store, broken_ts)
     assert count(store, "samples") == 2

@@ -21,7 +21,9 @@ def buckets(pod: str, cumulative: dict[str, list[float]]) -> list[tuple]:
 
 
 def quantiles(store, q, **params):
-    rows = run_query(store, "ttft_quantiles", start=T0, end=T0 + timedelta(seconds=60), step=60, q=q, **params)
+    rows = run_query(
+        store, "ttft_quantiles", start=T0, end=T0 + timedelta(seconds=60), step=60, q=q, **params
+    )
     at60 = rows[rows.ts == T0 + timedelta(seconds=60)]
     return dict(zip(at60.q, at60.ttft_s, strict=True))
 
@@ -41,10 +43,13 @@ def test_rank_in_the_inf_bucket_returns_the_highest_finite_bound(store):
 
 
 def test_buckets_are_summed_over_pods_by_le(store):
-    write_samples(store, frame(
-        buckets("a", {"0.1": [0, 10], "1.0": [0, 10], "+Inf": [0, 10]})
-        + buckets("b", {"0.1": [0, 0], "1.0": [0, 10], "+Inf": [0, 10]})
-    ))
+    write_samples(
+        store,
+        frame(
+            buckets("a", {"0.1": [0, 10], "1.0": [0, 10], "+Inf": [0, 10]})
+            + buckets("b", {"0.1": [0, 0], "1.0": [0, 10], "+Inf": [0, 10]})
+        ),
+    )
     # 20 observations: 10 ≤ 0.1, 10 in (0.1, 1]. Median rank 10 → 0.1; p75 rank 15 → 0.55.
     got = quantiles(store, [0.5, 0.75])
     assert got[0.5] == pytest.approx(0.1)

@@ -38,11 +38,17 @@ def _pod_rows(rng: np.random.Generator, pod: str, num_scrapes: int) -> list[tupl
         ]
         for j, le in enumerate(TTFT_LE):
             share = min(1.0, (j + 1) / (len(TTFT_LE) - 1))
-            rows.append((t, "vllm:time_to_first_token_seconds_bucket", {**base, "le": le}, np.floor(reqs[i] * share)))
-        rows.append((
-            t, "llm_d_epp_scheduler_attempts_total",
-            {"pod": "epp-0", "endpoint_name": pod, "status": "success"}, reqs[i],
-        ))
+            rows.append(
+                (t, "vllm:time_to_first_token_seconds_bucket", {**base, "le": le}, np.floor(reqs[i] * share))
+            )
+        rows.append(
+            (
+                t,
+                "llm_d_epp_scheduler_attempts_total",
+                {"pod": "epp-0", "endpoint_name": pod, "status": "success"},
+                reqs[i],
+            )
+        )
     return rows
 
 
@@ -52,8 +58,15 @@ def build_store(path: Path, seed: int = 7, num_scrapes: int = 240) -> Path:
     rows = [r for pod in PODS for r in _pod_rows(rng, pod, num_scrapes)]
     store = open_store(path)
     write_samples(store, pd.DataFrame(rows, columns=["ts", "metric", "labels", "value"]))
-    write_annotations(store, pd.DataFrame({
-        "ts": [T0 + timedelta(minutes=20)], "kind": ["routing"], "text": ["switched to prefix-aware routing"],
-    }))
+    write_annotations(
+        store,
+        pd.DataFrame(
+            {
+                "ts": [T0 + timedelta(minutes=20)],
+                "kind": ["routing"],
+                "text": ["switched to prefix-aware routing"],
+            }
+        ),
+    )
     store.close()
     return path

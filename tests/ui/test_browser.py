@@ -17,8 +17,13 @@ from dashboard.services.sample import load_sample
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_FLAGS = (
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 )
 
 
@@ -56,9 +61,23 @@ def app_url(tmp_path):
     port = free_port()
     env = {**os.environ, "KVSCOPE_DB": str(db)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"),
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(REPO / "dashboard" / "app.py"),
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         url = f"http://127.0.0.1:{port}"

@@ -16,9 +16,23 @@ def planner_url(tmp_path):
     port = free_port()
     env = {**os.environ, "KVSCOPE_DB": str(tmp_path / "absent.duckdb")}  # the page plans the embedded sample
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"),
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(REPO / "dashboard" / "app.py"),
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         url = f"http://127.0.0.1:{port}"

@@ -17,10 +17,23 @@ def traces_url(tmp_path):
     db = build_two_traces(tmp_path)
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"),
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true"],
-        cwd=REPO, env={**os.environ, "KVSCOPE_DB": str(db)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(REPO / "dashboard" / "app.py"),
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+        ],
+        cwd=REPO,
+        env={**os.environ, "KVSCOPE_DB": str(db)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -50,7 +63,8 @@ def test_choosing_a_trace_writes_it_into_the_url_and_the_url_reopens_it(traces_u
         page.wait_for_function("location.search.includes('traces_name=sample')", timeout=30_000)
         want = requests_metric_value_of_sample()
         page.wait_for_function(  # the first metric is Requests
-            f"document.querySelector('[data-testid=stMetricValue]')?.innerText === '{want}'", timeout=60_000)
+            f"document.querySelector('[data-testid=stMetricValue]')?.innerText === '{want}'", timeout=60_000
+        )
         page.wait_for_timeout(1500)  # NOTE: let the charts finish drawing before the picture
         shared = page.url
         num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()

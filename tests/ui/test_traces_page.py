@@ -15,9 +15,11 @@ from dashboard.store.db import open_store
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGE = "app_pages/traces.py"
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "requests.parquet"
-TINY = (b'{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}\n'
-        b'{"timestamp": 1000, "input_length": 700, "output_length": 5, "hash_ids": [0, 1, 2]}\n'
-        b'{"timestamp": 2500, "input_length": 300, "output_length": 5, "hash_ids": [0]}\n')
+TINY = (
+    b'{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}\n'
+    b'{"timestamp": 1000, "input_length": 700, "output_length": 5, "hash_ids": [0, 1, 2]}\n'
+    b'{"timestamp": 2500, "input_length": 300, "output_length": 5, "hash_ids": [0]}\n'
+)
 
 
 def open_page(monkeypatch, db: Path, query: dict[str, str] | None = None) -> AppTest:
@@ -37,7 +39,9 @@ def num_stored(db: Path) -> int:
 
 def copies_of(data: bytes) -> list[Path]:
     """Files in the upload directory holding exactly data (other tests may upload other files)."""
-    return sorted(p for p in whatif.UPLOAD_DIR.iterdir() if p.stat().st_size == len(data) and p.read_bytes() == data)
+    return sorted(
+        p for p in whatif.UPLOAD_DIR.iterdir() if p.stat().st_size == len(data) and p.read_bytes() == data
+    )
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -71,8 +75,9 @@ def test_traces_page_on_a_missing_store_explains_how_to_import(monkeypatch, tmp_
     assert not at.get("plotly_chart") and not (tmp_path / "absent.duckdb").exists()
 
 
-def test_importing_the_mooncake_trace_by_server_path_shows_its_statistics(monkeypatch, tmp_path,
-                                                                          mooncake_conversation):
+def test_importing_the_mooncake_trace_by_server_path_shows_its_statistics(
+    monkeypatch, tmp_path, mooncake_conversation
+):
     db = tmp_path / "kvscope.duckdb"
     at = open_page(monkeypatch, db)
     at.text_input(key="traces_import_path").set_value(str(mooncake_conversation))

@@ -61,8 +61,12 @@ def _bin(x: float, edges: tuple) -> int:
 
 @njit(cache=True)
 def feature_values(
-    turn: np.ndarray, idle_s: np.ndarray, growth_blocks: np.ndarray, input_tokens: np.ndarray,
-    output_tokens: np.ndarray, type_code: np.ndarray,
+    turn: np.ndarray,
+    idle_s: np.ndarray,
+    growth_blocks: np.ndarray,
+    input_tokens: np.ndarray,
+    output_tokens: np.ndarray,
+    type_code: np.ndarray,
 ) -> np.ndarray:
     """Per request, its value index in each group (int64 [n, NUM_GROUPS], indexes unique across groups).
 
@@ -91,8 +95,12 @@ def feature_values(
 
 @njit(cache=True)
 def continuation_keys(
-    arrival_s: np.ndarray, parent: np.ndarray, features: np.ndarray,
-    horizon_s: float, decay_s: float, prior_weight: float,
+    arrival_s: np.ndarray,
+    parent: np.ndarray,
+    features: np.ndarray,
+    horizon_s: float,
+    decay_s: float,
+    prior_weight: float,
 ) -> np.ndarray:
     """Per-request static score key log p_i + t_i/decay_s, p_i learned from requests resolved before t_i."""
     n = arrival_s.shape[0]

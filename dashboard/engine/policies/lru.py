@@ -41,7 +41,9 @@ def evict(st: CacheState, c: int) -> int:
 
 
 @njit(cache=True)
-def replay_lru_single(offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int, capacity: int) -> np.ndarray:
+def replay_lru_single(
+    offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int, capacity: int
+) -> np.ndarray:
     """Fast path: per-request prefix hits of one LRU cache (one intrusive list, sentinel num_blocks)."""
     n = offsets.shape[0] - 1
     hits = np.zeros(n, np.int32)

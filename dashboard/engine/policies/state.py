@@ -34,7 +34,9 @@ CacheState = namedtuple("CacheState", "where prev nxt lsize k1 k2 hk1 hk2 hblk h
 BlockInfo = namedtuple("BlockInfo", "score next_use tie")  # global per-block keys, see dispatch.py
 
 
-def make_state(capacities: np.ndarray, policy_ids: np.ndarray, num_blocks: int, heap_slots: int) -> CacheState:
+def make_state(
+    capacities: np.ndarray, policy_ids: np.ndarray, num_blocks: int, heap_slots: int
+) -> CacheState:
     """Empty state for len(capacities) caches over num_blocks block ids."""
     num_caches = int(capacities.shape[0])
     st = CacheState(

@@ -29,8 +29,14 @@ def read_bailian(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
     for lineno, rec in records(path, FIELDS):
         hash_ids = int_list(path, lineno, rec, "hash_ids")
         chat, parent = rec["chat_id"], rec.get("parent_chat_id", -1)
-        if not isinstance(chat, (int, str)) or isinstance(chat, bool) or not isinstance(parent, (int, str, type(None))):
-            raise ValueError(f"{path}:{lineno}: fields 'chat_id'/'parent_chat_id' must be integers or strings")
+        if (
+            not isinstance(chat, (int, str))
+            or isinstance(chat, bool)
+            or not isinstance(parent, (int, str, type(None)))
+        ):
+            raise ValueError(
+                f"{path}:{lineno}: fields 'chat_id'/'parent_chat_id' must be integers or strings"
+            )
         if parent in (-1, None, ""):
             session = len(root_of)
         elif parent in root_of:

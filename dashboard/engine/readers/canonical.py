@@ -41,7 +41,9 @@ def build_trace(
     order = np.argsort(arrival_s, kind="stable")
     if not np.array_equal(order, np.arange(n)):
         starts, counts = offsets[:-1][order], np.asarray(block_counts)[order]
-        raw_block_ids = np.concatenate([raw_block_ids[s : s + c] for s, c in zip(starts, counts, strict=True)] or [raw_block_ids[:0]])
+        raw_block_ids = np.concatenate(
+            [raw_block_ids[s : s + c] for s, c in zip(starts, counts, strict=True)] or [raw_block_ids[:0]]
+        )
         np.cumsum(counts, out=offsets[1:])
     dense, num_blocks = dense_block_ids(np.asarray(raw_block_ids, np.int64))
 

@@ -48,7 +48,12 @@ def int_list(path: Path, lineno: int, rec: dict[str, Any], field: str) -> list[i
 def number(path: Path, lineno: int, rec: dict[str, Any], field: str) -> float:
     """rec[field] as a number, or a ValueError naming where."""
     value = rec[field]
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
+    if (
+        not isinstance(value, (int, float))
+        or isinstance(value, bool)
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise ValueError(f"{path}:{lineno}: field {field!r} must be a non-negative number, got {value!r}")
     return float(value)
 

@@ -99,7 +99,11 @@ def _split_reply(path: Path, lineno: int, messages: Any) -> tuple[list[dict[str,
     if not isinstance(messages, list) or not messages:
         raise ValueError(f"{path}:{lineno}: field 'messages' must be a non-empty list")
     for k, msg in enumerate(messages):
-        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str) or not isinstance(msg.get("content"), str):
+        if (
+            not isinstance(msg, dict)
+            or not isinstance(msg.get("role"), str)
+            or not isinstance(msg.get("content"), str)
+        ):
             raise ValueError(f"{path}:{lineno}: field 'messages[{k}]' must be {{role: str, content: str}}")
     if len(messages) > 1 and messages[-1]["role"] == "assistant":
         return messages[:-1], messages[-1]
@@ -112,7 +116,9 @@ def _output_tokens(path: Path, lineno: int, rec: dict[str, Any], reply: dict | N
     if value is None:
         return len(tokenize(reply["content"])) if reply else 0
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"{path}:{lineno}: field 'output_tokens' must be a non-negative integer, got {value!r}")
+        raise ValueError(
+            f"{path}:{lineno}: field 'output_tokens' must be a non-negative integer, got {value!r}"
+        )
     return value
 
 
