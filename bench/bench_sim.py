@@ -7,7 +7,7 @@ from dataclasses import replace
 from bench.run import Result, timed_median
 from dashboard.core.types import RouterConfig, TierConfig
 from dashboard.engine.replay import simulate
-from dashboard.engine.scenario import sample_story
+from dashboard.sim.scenario import sample_story
 
 COMMAND = "python -m bench.run bench_sim"
 

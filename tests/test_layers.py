@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dashboard"
 RANKS = {
     "core": 0,
     "engine": 1,
+    "sim": 1.5,  # the simulated cluster: built on engine and core, beside services' other inputs
     "ingest": 2,
     "store": 3,
     "services": 4,
@@ -74,3 +75,12 @@ def test_module_imports_only_lower_layers(path: Path) -> None:
 def test_layer_walk_sees_the_engine() -> None:
     # Guards the test itself: an empty walk would pass every rule.
     assert any(layer_of(p) == "engine" for p in MODULES)
+
+
+def test_engine_holds_no_simulator_code() -> None:
+    # The simulator (workload, scenarios, exporter, exposition) lives in dashboard/sim/ (DESIGN.md).
+    engine = {p.stem for p in (PACKAGE / "engine").glob("*.py")}
+    assert not engine & {"workload", "scenario", "exporter", "dialects", "exposition"}
+    assert not any(
+        name.startswith("dashboard.sim") for p in MODULES if layer_of(p) == "engine" for name in imports_of(p)
+    )

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from dashboard.engine.dialects import CONNECTORS, EPP_NAMINGS, VLLM_NAMINGS, Dialect
+from dashboard.sim.dialects import CONNECTORS, EPP_NAMINGS, VLLM_NAMINGS, Dialect
 from dashboard.services import serve_sim
 
 NAME = "serve-sim"

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dashboard.core.config import SAMPLE_DATA_DIR
-from dashboard.engine.scenario import Story, sample_story
+from dashboard.sim.scenario import Story, sample_story
 from dashboard.store.db import Store, open_store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import LABELS_TYPE, load_interchange_dir

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from dashboard.engine.dialects import DEFAULT_DIALECT, Dialect
-from dashboard.engine.exporter import Series, epp_series, pod_series
-from dashboard.engine.exposition import render
-from dashboard.engine.scenario import Story, live_story
+from dashboard.sim.dialects import DEFAULT_DIALECT, Dialect
+from dashboard.sim.exporter import Series, epp_series, pod_series
+from dashboard.sim.exposition import render
+from dashboard.sim.scenario import Story, live_story
 from dashboard.ingest.sim_server import serve
 
 

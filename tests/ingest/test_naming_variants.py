@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from dashboard.core import profiles
-from dashboard.engine.dialects import Dialect
-from dashboard.engine.exporter import epp_series, pod_series
-from dashboard.engine.exposition import render
-from dashboard.engine.scenario import live_story
+from dashboard.sim.dialects import Dialect
+from dashboard.sim.exporter import epp_series, pod_series
+from dashboard.sim.exposition import render
+from dashboard.sim.scenario import live_story
 from dashboard.ingest.scrape import parse_exposition
 from dashboard.services import overview
 from dashboard.services.serve_sim import without_pod_label

@@ -1,7 +1,7 @@
 """What Prometheus would scrape from a replayed cluster: vLLM per pod, the EPP, optionally LMCache.
 
 Series are computed in vLLM 0.34 / llm-d-router ≥ 0.9 naming and then renamed to the versions the
-ExportSpec names (engine/dialects.py). With the LMCache connector the CPU tier is LMCache's: its
+ExportSpec names (dashboard/sim/dialects.py). With the LMCache connector the CPU tier is LMCache's: its
 retrieve counters and resident bytes replace vLLM's OffloadingConnector metrics.
 
 Counters grow when a request reaches its first token (prompt, prefix-cache, tier, TTFT and offload
@@ -17,7 +17,7 @@ import numpy as np
 
 from dashboard.core import profiles
 from dashboard.core.types import ClusterConfig, ReplayOutcome, Trace
-from dashboard.engine.dialects import Dialect, epp_dialect, vllm_dialect
+from dashboard.sim.dialects import Dialect, epp_dialect, vllm_dialect
 
 TTFT_BUCKETS = (
     0.001,

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.core.types import ClusterConfig, ClusterEvent, ReplayOutcome, RouterConfig, TierConfig, Trace
-from dashboard.engine.dialects import DEFAULT_DIALECT, Dialect
-from dashboard.engine.exporter import ExportSpec, Series, export_series
+from dashboard.sim.dialects import DEFAULT_DIALECT, Dialect
+from dashboard.sim.exporter import ExportSpec, Series, export_series
 from dashboard.engine.replay import simulate
-from dashboard.engine.workload import WorkloadSpec, generate_workload
+from dashboard.sim.workload import WorkloadSpec, generate_workload
 
 HOUR_S = 3600.0
 

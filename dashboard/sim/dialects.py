@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the exporter imports this module
-    from dashboard.engine.exporter import Series
+    from dashboard.sim.exporter import Series
 
 VLLM_NAMINGS = ("0.34", "0.20", "0.10")
 EPP_NAMINGS = ("llm-d", "gaie")
