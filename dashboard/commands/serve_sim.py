@@ -8,8 +8,8 @@ import sys
 import threading
 from pathlib import Path
 
-from dashboard.sim.dialects import CONNECTORS, EPP_NAMINGS, VLLM_NAMINGS, Dialect
 from dashboard.services import serve_sim
+from dashboard.sim.dialects import CONNECTORS, EPP_NAMINGS, VLLM_NAMINGS, Dialect
 
 NAME = "serve-sim"
 HELP = "serve a simulated llm-d cluster's /metrics (pod i on port P+i, the EPP on P+N)"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
+from dashboard.ingest.sim_server import serve
 from dashboard.sim.dialects import DEFAULT_DIALECT, Dialect
 from dashboard.sim.exporter import Series, epp_series, pod_series
 from dashboard.sim.exposition import render
 from dashboard.sim.scenario import Story, live_story
-from dashboard.ingest.sim_server import serve
 
 
 @dataclass

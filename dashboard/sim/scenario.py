@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.core.types import ClusterConfig, ClusterEvent, ReplayOutcome, RouterConfig, TierConfig, Trace
+from dashboard.engine.replay import simulate
 from dashboard.sim.dialects import DEFAULT_DIALECT, Dialect
 from dashboard.sim.exporter import ExportSpec, Series, export_series
-from dashboard.engine.replay import simulate
 from dashboard.sim.workload import WorkloadSpec, generate_workload
 
 HOUR_S = 3600.0

@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 
 from dashboard.core import profiles
+from dashboard.ingest.scrape import parse_exposition
+from dashboard.services import overview
+from dashboard.services.serve_sim import without_pod_label
 from dashboard.sim.dialects import Dialect
 from dashboard.sim.exporter import epp_series, pod_series
 from dashboard.sim.exposition import render
 from dashboard.sim.scenario import live_story
-from dashboard.ingest.scrape import parse_exposition
-from dashboard.services import overview
-from dashboard.services.serve_sim import without_pod_label
 from dashboard.store.db import Store, open_store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import write_samples

@@ -9,6 +9,7 @@ from prometheus_client.utils import floatToGoString
 
 from dashboard.core import profiles
 from dashboard.core.types import ClusterConfig, ReplayOutcome, TierConfig
+from dashboard.engine.readers.canonical import build_trace
 from dashboard.sim.exporter import (
     PREFIX_RATIO_BUCKETS,
     TTFT_BUCKETS,
@@ -20,7 +21,6 @@ from dashboard.sim.exporter import (
     pod_series,
 )
 from dashboard.sim.exposition import render
-from dashboard.engine.readers.canonical import build_trace
 
 # r0 and r1 go to pod 0, r2 (two CPU-tier blocks) to pod 1, r3 to pod 0 after its restart at 10 s.
 ARRIVAL_S = np.array([0.0, 1.0, 3.0, 12.0])

@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.services.sample import FILES, load_sample, write_sample
 from dashboard.sim.exporter import TTFT_BUCKETS
 from dashboard.sim.scenario import sample_story
-from dashboard.services.sample import FILES, load_sample, write_sample
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
 
