@@ -8,11 +8,8 @@ waits only until Prometheus holds the history the tests need.
 from __future__ import annotations
 
 import atexit
-import json
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 from pathlib import Path
 
 from tests.ingest.live import Exporter, PrometheusServer
@@ -36,12 +33,7 @@ class LiveStack:
 
     def num_scrapes(self) -> int:
         """Fewest samples Prometheus holds of any pod's query counter over the last 2 minutes."""
-        qs = urllib.parse.urlencode({"query": "count_over_time(vllm:prefix_cache_queries_total[2m])"})
-        with urllib.request.urlopen(f"{self.prometheus.url}/api/v1/query?{qs}", timeout=5) as resp:
-            result = json.load(resp)["data"]["result"]
-        if len(result) < len(self.exporters):
-            return 0
-        return min(int(float(r["value"][1])) for r in result)
+        return self.prometheus.num_scrapes()
 
     def wait_until_ready(self) -> PrometheusServer:
         """Poll until every pod has NUM_SCRAPES_NEEDED scrapes stored."""

@@ -209,3 +209,13 @@ def test_every_query_is_documented_and_returns_its_documented_columns(sample_sto
 def test_queries_are_only_top_level_read_files() -> None:
     assert all("/" not in name for name in list_queries())
     assert {p.stem for p in QUERIES_DIR.glob("*.sql")} == set(list_queries())
+
+
+def test_every_policy_has_an_explicit_branch_in_each_dispatch_function() -> None:
+    # No silent default: a policy missing from a chain must not fall through to another's kernel.
+    source = (ROOT / "dashboard" / "engine" / "policies" / "dispatch.py").read_text()
+    for function in ("touch", "_evict", "insert"):
+        body = source.split(f"def {function}(", 1)[1].split("\n\n\n", 1)[0]
+        branches = set(re.findall(r"p == (\w+)\.POLICY_ID", body))
+        assert branches == set(POLICIES), f"dispatch.{function} branches {sorted(branches)}"
+        assert "raise ValueError" in body

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
 import threading
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -160,6 +162,18 @@ class PrometheusServer:
             except OSError:
                 time.sleep(0.3)
         raise AssertionError("prometheus did not become ready in 30 s")
+
+    def num_scrapes(self, window: str = "2m") -> int:
+        """Fewest samples this server holds of any target's query counter over the last `window`."""
+        qs = urllib.parse.urlencode({"query": f"count_over_time(vllm:prefix_cache_queries_total[{window}])"})
+        try:
+            with urllib.request.urlopen(f"{self.url}/api/v1/query?{qs}", timeout=5) as resp:
+                result = json.load(resp)["data"]["result"]
+        except OSError:
+            return 0
+        if len(result) < len(self.targets):
+            return 0
+        return min(int(float(r["value"][1])) for r in result)
 
     def stop(self) -> None:
         if self.proc is not None:

@@ -18,6 +18,7 @@ from dashboard.ingest.scrape import Target
 from dashboard.services.collector import Collector
 from dashboard.store.db import open_store
 from tests.ingest.live import PrometheusServer
+from tests.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "s3cr3t-token-value"
@@ -32,7 +33,7 @@ def test_outage_is_reported_then_the_gap_is_filled_without_duplicates(exporters,
     prom.start()
     store = open_store(tmp_path / "s.duckdb")
     collector = Collector(store, prometheus_config=PrometheusConfig(url=prom.url), since_s=300)
-    time.sleep(6)
+    wait_until(lambda: prom.num_scrapes() >= 3, "three scrapes of each pod")
     collector.pull_once()
     before = num_samples(store)
     prom.stop()
@@ -41,11 +42,13 @@ def test_outage_is_reported_then_the_gap_is_filled_without_duplicates(exporters,
     assert "unreachable" in collector.state().last_error
     assert num_samples(store) == before  # stored data untouched
     prom.start()  # same tsdb dir: what was scraped before the stop is still there
-    time.sleep(6)
-    collector.pull_once()
+
+    def pulled_more() -> int:
+        collector.pull_once()
+        return max(0, num_samples(store) - before)
+
+    wait_until(pulled_more, "samples scraped after the restart")
     assert collector.state().last_error is None
-    after = num_samples(store)
-    assert after > before
     dupes = (
         store.cursor()
         .execute("SELECT count(*) FROM (SELECT series_id, ts FROM samples GROUP BY ALL HAVING count(*) > 1)")
@@ -72,8 +75,11 @@ def test_sigkill_mid_pull_leaves_a_store_that_opens_and_completes(live_stack, tm
         "--interval",
         "1s",
     ]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(4)
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert (
+        "stored" in proc.stderr.readline()
+    )  # the first pull is stored; the 1 s loop is now mid-way through more pulls
+    time.sleep(0.7)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     store = open_store(db)

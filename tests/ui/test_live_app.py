@@ -7,6 +7,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.polling import wait_until
+
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
@@ -16,11 +18,14 @@ def test_app_collects_from_prometheus_and_shows_the_collector_state(monkeypatch,
     monkeypatch.setenv("KVSCOPE_COLLECT_SINCE", "2m")
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
-    time.sleep(3)  # the collector thread's first pull
-    at.run()
+
+    def first_pull_shown() -> bool:  # the collector thread's first pull, seen by a rerun
+        at.run()
+        captions = " ".join(c.value for c in at.sidebar.caption)
+        return "Collector: last pull" in captions and len(at.get("plotly_chart")) > 0
+
+    wait_until(first_pull_shown, "the page to show the collector's first pull", every_s=0.5)
     assert not at.exception, [e.value for e in at.exception]
-    captions = " ".join(c.value for c in at.sidebar.caption)
-    assert "Collector: last pull" in captions
     assert len(at.get("plotly_chart")) >= 3  # hit rate and TTFT: what the test exporters export
     assert any("not exported by this stack" in w.value for w in at.warning)  # e.g. no offload tier
 
@@ -32,7 +37,7 @@ def test_app_shows_the_collector_error_and_keeps_stored_data(monkeypatch, tmp_pa
     at.run()
     deadline = time.monotonic() + 30  # the first pull fails after three retries with backoff
     while not at.sidebar.error and time.monotonic() < deadline:
-        time.sleep(1)
+        time.sleep(0.5)
         at.run()
     assert not at.exception
     assert any("unreachable" in e.value for e in at.sidebar.error)

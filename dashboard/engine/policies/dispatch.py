@@ -45,8 +45,10 @@ def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
         oracle.hit(st, c, b, tick, info)
     elif p == arc.POLICY_ID:
         arc.hit(st, c, b, tick, info)
-    else:
+    elif p == learned.POLICY_ID:
         learned.hit(st, c, b, tick, info)
+    else:
+        raise ValueError("unknown policy id")  # configs are validated; a new policy needs a branch
 
 
 @njit(cache=True, _nrt=False)
@@ -64,7 +66,9 @@ def _evict(st: CacheState, c: int) -> int:
         return oracle.evict(st, c)
     if p == arc.POLICY_ID:
         return arc.evict(st, c)
-    return learned.evict(st, c)
+    if p == learned.POLICY_ID:
+        return learned.evict(st, c)
+    raise ValueError("unknown policy id")
 
 
 @njit(cache=True, _nrt=False)
@@ -83,8 +87,10 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
         oracle.insert(st, c, b, tick, info)
     elif p == arc.POLICY_ID:
         arc.insert(st, c, b, tick, info)
-    else:
+    elif p == learned.POLICY_ID:
         learned.insert(st, c, b, tick, info)
+    else:
+        raise ValueError("unknown policy id")
     if size(st, c) > st.cap[c]:
         return _evict(st, c)
     return -1
