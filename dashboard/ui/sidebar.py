@@ -50,13 +50,15 @@ def render_source(path: str, bounds: overview.Bounds | None) -> None:
 def render(path: str, bounds: overview.Bounds) -> Controls | str:
     """Draw the shared controls; the Controls, or the message saying what to change."""
     sb = st.sidebar
-    preset = sb.selectbox("Time range", [*PRESETS_S, "all data", "custom"], index=4, key="sidebar_range")
+    preset = sb.selectbox(
+        "Time range", [*PRESETS_S, "all data", "custom"], index=4, key="sidebar_range", bind="query-params"
+    )
     custom = _custom_range(bounds) if preset == "custom" else None
     all_pods = cached.pods(path)
     chosen = sb.multiselect("Pods", all_pods, default=[], key="sidebar_pods", placeholder="all pods")
     options = list(REFRESH_S)
     default = options.index(LIVE_DEFAULT_REFRESH) if cached.is_live() else 0
-    refresh = sb.selectbox("Auto-refresh", options, index=default, key="sidebar_refresh")
+    refresh = sb.selectbox("Auto-refresh", options, index=default, key="sidebar_refresh", bind="query-params")
     collector_status(REFRESH_S[refresh])
     if isinstance(custom, str):
         return custom
@@ -99,10 +101,16 @@ def _custom_range(bounds: overview.Bounds) -> tuple[datetime, datetime] | str:
     last = bounds.last_ts or datetime(1970, 1, 1)
     first = bounds.first_ts or last
     sb = st.sidebar
-    from_day = sb.date_input("From day (UTC)", value=first.date(), key="sidebar_from_day")
-    from_t = sb.time_input("From time (UTC)", value=first.time().replace(microsecond=0), key="sidebar_from")
-    to_day = sb.date_input("To day (UTC)", value=last.date(), key="sidebar_to_day")
-    to_t = sb.time_input("To time (UTC)", value=last.time().replace(microsecond=0), key="sidebar_to")
+    from_day = sb.date_input(
+        "From day (UTC)", value=first.date(), key="sidebar_from_day", bind="query-params"
+    )
+    from_t = sb.time_input(
+        "From time (UTC)", value=first.time().replace(microsecond=0), key="sidebar_from", bind="query-params"
+    )
+    to_day = sb.date_input("To day (UTC)", value=last.date(), key="sidebar_to_day", bind="query-params")
+    to_t = sb.time_input(
+        "To time (UTC)", value=last.time().replace(microsecond=0), key="sidebar_to", bind="query-params"
+    )
     start = datetime.combine(from_day, from_t or time(0))
     end = datetime.combine(to_day, to_t or time(0))
     try:

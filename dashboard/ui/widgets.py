@@ -79,7 +79,7 @@ def chart(
         return
     if notes is not None and len(notes):
         add_annotations(fig, notes)
-    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, use_container_width=True)
+    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, width="stretch")
 
 
 def _pct(value: float | None) -> str:
