@@ -122,14 +122,19 @@ def hit_rate_chart(rates: pd.DataFrame, tier: str, all_pods: list[str], scope: s
 
 
 def log_seconds_axis(fig: go.Figure, values: pd.Series) -> go.Figure:
-    """A log y axis in seconds, labelled only at decades ('1 ms', '10 ms', …), minor ticks unlabelled."""
+    """A log y axis in seconds spanning whole decades, each labelled ('10 ms', '100 ms', '1 s');
+    over two decades or fewer also 2× and 5×; the other minor ticks unlabelled."""
     finite = values[np.isfinite(values) & (values > 0)]
-    lo, hi = (finite.min(), finite.max()) if len(finite) else (1e-3, 1.0)
-    decades = [10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)]
+    lo, hi = (finite.min(), finite.max()) if len(finite) else (1e-2, 1e-1)
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    last = max(last, first + 1)
+    steps = (1, 2, 5) if last - first <= 2 else (1,)
+    ticks = [m * 10.0**k for k in range(first, last + 1) for m in steps if m * 10.0**k <= 10.0**last]
     fig.update_yaxes(
         type="log",
-        tickvals=decades,
-        ticktext=[duration_tick(d) for d in decades],
+        range=[first, last],
+        tickvals=ticks,
+        ticktext=[duration_tick(t) for t in ticks],
         minor={"ticks": "inside", "ticklen": 4, "dtick": "D1", "showgrid": True, "gridcolor": "#f3f4f6"},
     )
     return fig
@@ -170,7 +175,7 @@ def ttft_distribution_chart(dist: pd.DataFrame, scope: str = "cluster") -> go.Fi
         hovertemplate="%{x}: %{y:,.0f} requests<extra></extra>",
     )
     fig.update_layout(hovermode="closest")
-    fig.update_xaxes(tickangle=-45, automargin=True, title_standoff=12)
+    fig.update_xaxes(tickangle=-90, automargin=True, title_standoff=12)  # upright labels collide
     return fig
 
 
@@ -214,6 +219,7 @@ def capacity_chart(cap: pd.DataFrame) -> go.Figure:
             hovertemplate="%{y:.2f} M tokens<extra>CPU tier</extra>",
         )
     fig.update_layout(barmode="group", hovermode="closest")
+    fig.update_xaxes(tickangle=-90, automargin=True)  # pod names upright collide past a few pods
     return fig
 
 
@@ -311,4 +317,5 @@ def routing_total_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
         hovertemplate="%{x}: %{y:,.0f} requests<extra></extra>",
     )
     fig.update_layout(hovermode="closest")
+    fig.update_xaxes(tickangle=-90, automargin=True)
     return fig
