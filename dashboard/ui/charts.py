@@ -12,9 +12,9 @@ from dashboard.core.units import bucket_label, duration_tick, format_duration
 from dashboard.ui.theme import OTHERS_COLOR, QUANTILE_COLORS, TIER_COLORS, pod_color, register_template
 
 TIER_LABELS = {
-    "gpu": "HBM (GPU prefix cache)",
-    "offload": "offload tier (KV connector)",
-    "lmcache": "LMCache (its own retrieve counters)",
+    "gpu": "HBM",
+    "offload": "offload tier",
+    "lmcache": "LMCache",
 }
 OCCUPANCY_COLORS = {"cpu": "#0891b2", "disk": "#78716c"}
 LEGEND_PODS = 10  # more pods than this: the busiest keep a legend entry, the rest are "others"
@@ -43,9 +43,15 @@ def legend_pods(frame: pd.DataFrame, column: str, weight: str, limit: int = LEGE
 
 
 def _figure(title: str, y_title: str, height: int = 360, x_title: str = "time (UTC)") -> go.Figure:
+    """A themed figure; a title 'main — detail' shows detail as the subtitle (half-width charts)."""
+    main, _, detail = title.partition(" — ")
     fig = go.Figure()
     fig.update_layout(
-        template=register_template(), title=title, yaxis_title=y_title, xaxis_title=x_title, height=height
+        template=register_template(),
+        title={"text": main, "subtitle": {"text": detail}},
+        yaxis_title=y_title,
+        xaxis_title=x_title,
+        height=height,
     )
     return fig
 
@@ -142,7 +148,7 @@ def log_seconds_axis(fig: go.Figure, values: pd.Series) -> go.Figure:
 
 def ttft_quantile_chart(quantiles: pd.DataFrame, scope: str = "cluster") -> go.Figure:
     """TTFT p50/p90/p99 per window on a log axis; windows without requests are gaps."""
-    fig = _figure(f"Time to first token — p50 / p90 / p99 per window, {scope}", "TTFT (log scale)")
+    fig = _figure(f"Time to first token, {scope} — p50 / p90 / p99 per window", "TTFT (log scale)")
     for q, rows in quantiles.groupby("q", sort=True):
         label = f"p{q * 100:g}"
         fig.add_scatter(
@@ -161,7 +167,7 @@ def ttft_quantile_chart(quantiles: pd.DataFrame, scope: str = "cluster") -> go.F
 def ttft_distribution_chart(dist: pd.DataFrame, scope: str = "cluster") -> go.Figure:
     """Requests per TTFT histogram bucket over the range (vLLM's bucket bounds), labelled whole."""
     fig = _figure(
-        f"TTFT distribution over the selected range, {scope} — requests per bucket",
+        f"TTFT distribution, {scope} — requests per bucket over the selected range",
         "requests",
         height=400,
         x_title="TTFT bucket (vLLM histogram bounds)",
@@ -181,7 +187,7 @@ def ttft_distribution_chart(dist: pd.DataFrame, scope: str = "cluster") -> go.Fi
 
 def kv_usage_chart(usage: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """GPU KV blocks held by running requests, % of capacity (the working set, not residency)."""
-    fig = _figure("HBM KV held by running requests per pod, % (kv_cache_usage_perc)", "in use (%)")
+    fig = _figure("HBM KV held by running requests — per pod, % (kv_cache_usage_perc)", "in use (%)")
     shown = legend_pods(usage, "pod", "usage_ratio") if len(usage) else set()
     for pod, rows in with_gaps(usage, "pod", "usage_ratio").groupby("pod", sort=True):
         _pod_line(
@@ -241,7 +247,7 @@ def offload_traffic_chart(traffic: pd.DataFrame, scope: str = "cluster") -> go.F
 
 def tier_occupancy_chart(occupancy: pd.DataFrame, scope: str = "cluster") -> go.Figure:
     """KV bytes resident in the offload tiers, the selected pods' total per tier, GB, stacked."""
-    fig = _figure(f"Offload tier occupancy (LMCache), {scope} total — GB resident", "GB")
+    fig = _figure(f"Offload tier occupancy, {scope} total — LMCache, GB resident", "GB")
     return _cluster_lines(
         fig,
         occupancy,
@@ -288,7 +294,7 @@ def _cluster_lines(
 def routing_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """Share of scheduled requests per endpoint over time, stacked to 100%."""
     fig = _figure(
-        "Requests routed to each pod by the EPP — cluster-wide (ignores the pod filter), %", "share (%)"
+        "EPP routing share per pod, cluster-wide — ignores the pod filter, % per window", "share (%)"
     )
     for endpoint, rows in routes.groupby("endpoint", sort=True):
         fig.add_scatter(
@@ -308,7 +314,7 @@ def routing_total_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """Requests per endpoint summed over the range."""
     totals = routes.groupby("endpoint", as_index=False)["num_requests"].sum()
     fig = _figure(
-        "Requests routed per pod over the range — cluster-wide", "requests", height=300, x_title="pod"
+        "Requests routed per pod, cluster-wide — over the range", "requests", height=300, x_title="pod"
     )
     fig.add_bar(
         x=totals.endpoint,

@@ -51,14 +51,22 @@ def register_template() -> str:
                     "y": 1,
                     "yanchor": "top",
                     "pad": {"t": 32},
+                    "subtitle": {"font": {"size": 12, "color": "#6b7280"}},
                 },
                 paper_bgcolor="white",
                 plot_bgcolor="white",
                 colorway=list(PALETTE),
-                margin={"l": 60, "r": 20, "t": 80, "b": 40},
-                xaxis={"gridcolor": "#e5e7eb", "linecolor": "#9ca3af", "zeroline": False},
-                yaxis={"gridcolor": "#e5e7eb", "linecolor": "#9ca3af", "zeroline": False},
-                legend={"orientation": "h", "y": -0.3, "yanchor": "top", "x": 0},
+                margin={"l": 60, "r": 20, "t": 95, "b": 110},
+                xaxis={"gridcolor": "#e5e7eb", "linecolor": "#9ca3af", "zeroline": False, "automargin": True},
+                yaxis={
+                    "gridcolor": "#e5e7eb",
+                    "linecolor": "#9ca3af",
+                    "zeroline": False,
+                    "automargin": True,
+                    "title": {"standoff": 8},
+                },
+                # NOTE: the legend sits at the container's bottom, below the x-axis title, never on it
+                legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
                 hovermode="x unified",
             )
         )

@@ -167,7 +167,7 @@ def test_every_number_follows_the_pod_filter(monkeypatch, sample_db, pods):
     assert values(fig["data"][0]["x"]) == [r["pod"] for r in cap]
 
     # routing is the router's view of the whole cluster and says so
-    fig = by_title(figs, "Requests routed to each pod")
+    fig = by_title(figs, "EPP routing share")
     assert "cluster-wide" in fig["layout"]["title"]["text"]
     assert len(fig["data"]) > 1
 
