@@ -27,9 +27,10 @@ def main() -> None:
     sidebar.render_source(path, bounds)
     st.session_state["app_store_path"] = path
     st.session_state["app_bounds"] = bounds
-    st.session_state["app_selection"] = (
-        sidebar.render(path, bounds) if bounds and not bounds.is_empty else None
-    )
+    controls = sidebar.render(path, bounds) if bounds and not bounds.is_empty else None
+    if controls is None:
+        sidebar.collector_status(None)
+    st.session_state["app_selection"] = controls
     nav.run()
 
 

@@ -1,6 +1,6 @@
 -- hit_rate: token-weighted prefix-cache hit rate per window, cluster-wide and per pod, by tier.
 -- hit_rate = increase(hits) / increase(queries) over (ts − step, ts], summed over pods before
--- dividing (never an average of per-pod ratios). tier 'gpu' is vLLM's local prefix cache
+-- dividing (never an average of per-pod ratios); with $pods the '*' row totals those pods. tier 'gpu' is vLLM's local prefix cache
 -- (vllm:prefix_cache_*), tier 'offload' the KV-connector tier (vllm:external_prefix_cache_*) and
 -- tier 'lmcache' LMCache's own retrieve counters (lmcache:num_hit/requested_tokens, in whole
 -- 256-token chunks, so it differs from vLLM's view of the same connector).
@@ -15,6 +15,7 @@
 --   $offload_queries VARCHAR[]  catalog:external_prefix_cache_queries
 --   $lmcache_hits VARCHAR[]  catalog:lmcache_hit_tokens
 --   $lmcache_queries VARCHAR[]  catalog:lmcache_requested_tokens
+--   $pods VARCHAR[]  optional: only these pods (NULL = every pod)
 -- Grain: one row per ts × pod × tier ('*' = cluster); windows with no queries are left out.
 -- Columns: ts TIMESTAMP, pod VARCHAR, tier VARCHAR, hit_rate DOUBLE, hit_tokens DOUBLE,
 --          query_tokens DOUBLE
@@ -33,7 +34,7 @@ WITH increases AS (
     SELECT ts, pod, 'lmcache', 0.0, increase FROM window_increases($lmcache_queries, $start, $end, $step)
 ),
 selected AS (
-    SELECT * FROM increases WHERE $pod IS NULL OR pod = $pod
+    SELECT * FROM increases WHERE ($pod IS NULL OR pod = $pod) AND (CAST($pods AS VARCHAR[]) IS NULL OR list_contains($pods, pod))
 ),
 per_pod AS (
     SELECT ts, pod, tier, sum(hits) AS hit_tokens, sum(queries) AS query_tokens

@@ -4,6 +4,7 @@
 -- Params:
 --   $gpu_info VARCHAR[]  catalog:cache_config_info
 --   $cpu_info VARCHAR[]  catalog:kv_offload_config_info
+--   $pods VARCHAR[]  optional: only these pods (NULL = every pod)
 -- Grain: one row per pod.
 -- Columns: pod VARCHAR, block_size BIGINT, num_gpu_blocks BIGINT, gpu_capacity_tokens BIGINT,
 --          cpu_capacity_tokens BIGINT, cpu_capacity_bytes BIGINT
@@ -30,4 +31,5 @@ SELECT g.pod,
        TRY_CAST(c.labels['cpu_kv_cache_size_bytes'] AS BIGINT) AS cpu_capacity_bytes
 FROM gpu g
 LEFT JOIN cpu c USING (pod)
+WHERE (CAST($pods AS VARCHAR[]) IS NULL OR list_contains($pods, g.pod))
 ORDER BY g.pod

@@ -11,6 +11,7 @@
 --   $store_names VARCHAR[]  catalog:kv_offload_store_bytes
 --   $load_names VARCHAR[]  catalog:kv_offload_load_bytes
 --   $transfer_names VARCHAR[]  catalog:kv_offload_transfer_bytes
+--   $pods VARCHAR[]  optional: only these pods (NULL = every pod)
 -- Grain: one row per ts × pod × direction.
 -- Columns: ts TIMESTAMP, pod VARCHAR, direction VARCHAR, bytes_per_s DOUBLE
 WITH flat AS (
@@ -36,5 +37,6 @@ moved AS (
 )
 SELECT ts, pod, direction, sum(increase) / $step AS bytes_per_s
 FROM moved
+WHERE (CAST($pods AS VARCHAR[]) IS NULL OR list_contains($pods, pod))
 GROUP BY ts, pod, direction
 ORDER BY ts, pod, direction

@@ -8,6 +8,7 @@
 --   $step DOUBLE  row spacing, seconds
 --   $cpu_names VARCHAR[]  catalog:lmcache_cpu_usage
 --   $disk_names VARCHAR[]  catalog:lmcache_disk_usage
+--   $pods VARCHAR[]  optional: only these pods (NULL = every pod)
 -- Grain: one row per ts × pod × tier.
 -- Columns: ts TIMESTAMP, pod VARCHAR, tier VARCHAR, resident_bytes DOUBLE
 WITH resident AS (
@@ -18,5 +19,6 @@ WITH resident AS (
 -- NOTE: LMCache workers of one pod each export a series (label worker_id); the pod holds their sum.
 SELECT ts, pod, tier, sum(value) AS resident_bytes
 FROM resident
+WHERE (CAST($pods AS VARCHAR[]) IS NULL OR list_contains($pods, pod))
 GROUP BY ts, pod, tier
 ORDER BY ts, pod, tier

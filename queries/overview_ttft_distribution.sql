@@ -5,12 +5,13 @@
 --   $end TIMESTAMP  range end (inclusive)
 --   $pod VARCHAR  optional: one pod only
 --   $bucket_names VARCHAR[]  catalog:ttft_seconds
+--   $pods VARCHAR[]  optional: only these pods (NULL = every pod)
 -- Grain: one row per bucket (le), +Inf last.
 -- Columns: lower_s DOUBLE, upper_s DOUBLE, num_requests DOUBLE
 WITH per_le AS (
     SELECT le, sum(increase) AS num_le
     FROM window_increases($bucket_names, $end, $end, epoch($end) - epoch($start))
-    WHERE le IS NOT NULL AND ($pod IS NULL OR pod = $pod)
+    WHERE le IS NOT NULL AND ($pod IS NULL OR pod = $pod) AND (CAST($pods AS VARCHAR[]) IS NULL OR list_contains($pods, pod))
     GROUP BY le
 ),
 monotonic AS (

@@ -10,12 +10,13 @@
 --   $q DOUBLE[]  quantiles in [0, 1], e.g. 0.5,0.9,0.99
 --   $pod VARCHAR  optional: one pod only (NULL = the whole cluster)
 --   $bucket_names VARCHAR[]  catalog:ttft_seconds
+--   $pods VARCHAR[]  optional: only these pods (NULL = every pod)
 -- Grain: one row per ts × q; ttft_s is NULL for a window without observations.
 -- Columns: ts TIMESTAMP, q DOUBLE, ttft_s DOUBLE, num_requests DOUBLE
 WITH buckets AS (
     SELECT ts, le, sum(increase) AS num_le
     FROM window_increases($bucket_names, $start, $end, $step)
-    WHERE le IS NOT NULL AND ($pod IS NULL OR pod = $pod)
+    WHERE le IS NOT NULL AND ($pod IS NULL OR pod = $pod) AND (CAST($pods AS VARCHAR[]) IS NULL OR list_contains($pods, pod))
     GROUP BY ts, le
 ),
 monotonic AS (

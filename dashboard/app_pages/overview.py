@@ -1,83 +1,89 @@
-"""Overview: hit rates by tier, TTFT, tier capacity and traffic, routing — with events marked."""
+"""Overview: hit rates by tier, TTFT, tier capacity and traffic, routing — with events marked.
+
+One Selection (pods, range, window) from the sidebar feeds every panel; each section is a small
+render function so new panels slot in without touching the others.
+"""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from dashboard.services.overview import Selection
 from dashboard.ui import cached, charts, widgets
 
 st.header("Overview")
-path, bounds, selection = widgets.page_context()
-if selection is None:
+path, bounds, controls = widgets.page_context()
+if isinstance(controls, str):
+    st.error(f"Custom range refused: {controls}")
+    st.stop()
+if controls is None:
     widgets.no_data_message(path)
     st.stop()
 
 
-@st.fragment(run_every=selection.refresh_s)
-def body() -> None:
-    """Everything that refreshes on its own when auto-refresh is on."""
-    tr = selection.time_range(cached.bounds(path))
-    pods_key = selection.pods
-    all_pods = cached.pods(path)
-    notes = cached.frame(path, "annotations", tr)
-    widgets.kpi_row(cached.kpis(path, tr), tr)
-    missing = cached.missing(path, widgets.OVERVIEW_METRICS)
+class Page:
+    """What every section of one render shares: the selection, its data cache key, events."""
 
-    rates = cached.frame(path, "hit_rate", tr, pods_key)
+    def __init__(self) -> None:
+        b = cached.bounds(path)
+        self.newest = b.last_ts
+        self.sel: Selection = controls.selection(b)
+        self.all_pods = cached.pods(path)
+        self.notes = self.frame("annotations")
+        self.missing = cached.missing(path, widgets.OVERVIEW_METRICS)
+
+    def frame(self, name: str) -> pd.DataFrame:
+        return cached.frame(path, name, self.sel, self.newest)
+
+    def chart(self, fig, keys: tuple[str, ...], notes: bool = True, optional: bool = False) -> None:
+        widgets.chart(fig, self.notes if notes else None, self.missing, keys, optional=optional)
+
+
+def render_headline(p: Page) -> None:
+    widgets.kpi_row(cached.kpis(path, p.sel, p.newest), p.sel.time_range, p.sel.scope)
+
+
+def render_hit_rates(p: Page, rates: pd.DataFrame) -> None:
     left, right = st.columns(2)
     with left:
-        widgets.chart(charts.hit_rate_chart(rates, "gpu", all_pods), notes, missing, ("prefix_cache_hits",))
+        p.chart(charts.hit_rate_chart(rates, "gpu", p.all_pods, p.sel.scope), ("prefix_cache_hits",))
     with right:
-        widgets.chart(
-            charts.hit_rate_chart(rates, "offload", all_pods), notes, missing, ("external_prefix_cache_hits",)
+        p.chart(
+            charts.hit_rate_chart(rates, "offload", p.all_pods, p.sel.scope), ("external_prefix_cache_hits",)
         )
 
+
+def render_ttft(p: Page) -> None:
     left, right = st.columns(2)
     with left:
-        widgets.chart(
-            charts.ttft_quantile_chart(cached.frame(path, "ttft_quantiles", tr)),
-            notes,
-            missing,
-            ("ttft_seconds",),
-        )
+        p.chart(charts.ttft_quantile_chart(p.frame("ttft_quantiles"), p.sel.scope), ("ttft_seconds",))
     with right:
-        widgets.chart(
-            charts.ttft_distribution_chart(cached.frame(path, "ttft_distribution", tr)),
-            None,
-            missing,
+        p.chart(
+            charts.ttft_distribution_chart(p.frame("ttft_distribution"), p.sel.scope),
             ("ttft_seconds",),
+            notes=False,
         )
 
+
+def render_kv_tiers(p: Page, rates: pd.DataFrame) -> None:
     st.subheader("KV tiers")
     left, right = st.columns(2)
     with left:
-        widgets.chart(
-            charts.kv_usage_chart(cached.frame(path, "kv_usage", tr, pods_key), all_pods),
-            notes,
-            missing,
-            ("kv_cache_usage",),
-        )
-        widgets.chart(
-            charts.capacity_chart(cached.frame(path, "capacity")), None, missing, ("cache_config_info",)
-        )
-        widgets.chart(
-            charts.hit_rate_chart(rates, "lmcache", all_pods),
-            notes,
-            missing,
+        p.chart(charts.kv_usage_chart(p.frame("kv_usage"), p.all_pods), ("kv_cache_usage",))
+        p.chart(charts.capacity_chart(p.frame("capacity")), ("cache_config_info",), notes=False)
+        p.chart(
+            charts.hit_rate_chart(rates, "lmcache", p.all_pods, p.sel.scope),
             ("lmcache_hit_tokens",),
             optional=True,
         )
     with right:
-        widgets.chart(
-            charts.offload_traffic_chart(cached.frame(path, "offload_traffic", tr, pods_key)),
-            notes,
-            missing,
+        p.chart(
+            charts.offload_traffic_chart(p.frame("offload_traffic"), p.sel.scope),
             ("kv_offload_store_bytes", "kv_offload_transfer_bytes"),
         )
-        widgets.chart(
-            charts.tier_occupancy_chart(cached.frame(path, "tier_occupancy", tr, pods_key)),
-            notes,
-            missing,
+        p.chart(
+            charts.tier_occupancy_chart(p.frame("tier_occupancy"), p.sel.scope),
             ("lmcache_cpu_usage",),
             optional=True,
         )
@@ -86,15 +92,27 @@ def body() -> None:
             "(`vllm:kv_offload_config_info`) and store/load traffic, not occupancy."
         )
 
+
+def render_routing(p: Page) -> None:
     st.subheader("Routing")
-    routes = cached.frame(path, "routing", tr)
+    routes = p.frame("routing")
     left, right = st.columns([2, 1])
     with left:
-        widgets.chart(charts.routing_chart(routes, all_pods), notes, missing, ("epp_scheduler_attempts",))
+        p.chart(charts.routing_chart(routes, p.all_pods), ("epp_scheduler_attempts",))
     with right:
-        widgets.chart(
-            charts.routing_total_chart(routes, all_pods), None, missing, ("epp_scheduler_attempts",)
-        )
+        p.chart(charts.routing_total_chart(routes, p.all_pods), ("epp_scheduler_attempts",), notes=False)
+
+
+@st.fragment(run_every=controls.refresh_s)
+def body() -> None:
+    """Everything that refreshes on its own when auto-refresh is on."""
+    p = Page()
+    rates = p.frame("hit_rate")
+    render_headline(p)
+    render_hit_rates(p, rates)
+    render_ttft(p)
+    render_kv_tiers(p, rates)
+    render_routing(p)
 
 
 body()

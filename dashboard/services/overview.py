@@ -1,34 +1,23 @@
-"""What the Overview page shows, as plain functions over the store (no Streamlit here)."""
+"""What the Overview page shows, as plain functions over the store (no Streamlit here).
+
+Every function takes the one Selection (pods, range, window) so no chart can miss the filter.
+"""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pandas as pd
 
+from dashboard.core.selection import Selection, TimeRange
 from dashboard.services import applicability
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 
-SCRAPE_INTERVAL_S = 15.0
-TARGET_POINTS = 120
 TTFT_QUANTILES = (0.5, 0.9, 0.99)
 
-
-@dataclass(frozen=True)
-class TimeRange:
-    """A closed time range (naive UTC) and the window step its charts use."""
-
-    start: datetime
-    end: datetime
-    step_s: float
-
-    @property
-    def length_s(self) -> float:
-        """Seconds from start to end."""
-        return (self.end - self.start).total_seconds()
+__all__ = ["Selection", "TimeRange"]  # re-exported: the types pages pass back in
 
 
 @dataclass(frozen=True)
@@ -57,19 +46,6 @@ class Kpis:
     num_requests: float | None
 
 
-def choose_step(length_s: float, scrape_interval_s: float = SCRAPE_INTERVAL_S) -> float:
-    """A window for ~TARGET_POINTS points: ≥ 4 scrapes, a whole number of scrape intervals."""
-    raw = max(length_s / TARGET_POINTS, 4 * scrape_interval_s)
-    return math.ceil(raw / scrape_interval_s) * scrape_interval_s
-
-
-def time_range(end: datetime, length_s: float) -> TimeRange:
-    """The range of length_s seconds ending at end, with its chart step (start on a step multiple)."""
-    step = choose_step(length_s)
-    start = end - timedelta(seconds=math.floor(length_s / step) * step)
-    return TimeRange(start=start, end=end, step_s=step)
-
-
 def bounds(store: Store) -> Bounds:
     """First/last sample time and counts."""
     row = run_query(store, "time_bounds").iloc[0]
@@ -87,60 +63,66 @@ def pods(store: Store) -> list[str]:
     return run_query(store, "pods")["pod"].tolist()
 
 
-def hit_rate(store: Store, tr: TimeRange, selected_pods: list[str] | None = None) -> pd.DataFrame:
-    """Hit rate per window (ts, pod, tier, hit_rate); the cluster row '*' covers every pod."""
-    frame = run_query(store, "hit_rate", start=tr.start, end=tr.end, step=tr.step_s)
-    return _keep_pods(frame, "pod", selected_pods, keep=("*",))
+def _window(sel: Selection) -> dict:
+    tr = sel.time_range
+    return {"start": tr.start, "end": tr.end, "step": tr.step_s, "pods": sel.pod_list}
 
 
-def ttft_quantiles(store: Store, tr: TimeRange) -> pd.DataFrame:
-    """TTFT p50/p90/p99 per window (ts, q, ttft_s)."""
-    return run_query(
-        store, "ttft_quantiles", start=tr.start, end=tr.end, step=tr.step_s, q=list(TTFT_QUANTILES)
-    )
+def hit_rate(store: Store, sel: Selection) -> pd.DataFrame:
+    """Hit rate per window (ts, pod, tier, hit_rate); row '*' totals the selected pods."""
+    return run_query(store, "hit_rate", **_window(sel))
 
 
-def ttft_distribution(store: Store, tr: TimeRange) -> pd.DataFrame:
+def ttft_quantiles(store: Store, sel: Selection) -> pd.DataFrame:
+    """TTFT p50/p90/p99 per window over the selected pods (ts, q, ttft_s, num_requests)."""
+    return run_query(store, "ttft_quantiles", q=list(TTFT_QUANTILES), **_window(sel))
+
+
+def ttft_distribution(store: Store, sel: Selection) -> pd.DataFrame:
     """Requests per TTFT bucket over the whole range (lower_s, upper_s, num_requests)."""
-    return run_query(store, "overview_ttft_distribution", start=tr.start, end=tr.end)
+    tr = sel.time_range
+    return run_query(store, "overview_ttft_distribution", start=tr.start, end=tr.end, pods=sel.pod_list)
 
 
-def kv_usage(store: Store, tr: TimeRange, selected_pods: list[str] | None = None) -> pd.DataFrame:
+def kv_usage(store: Store, sel: Selection) -> pd.DataFrame:
     """GPU KV share held by running requests per pod (ts, pod, usage_ratio)."""
-    frame = run_query(store, "overview_kv_usage", start=tr.start, end=tr.end, step=tr.step_s)
-    return _keep_pods(frame, "pod", selected_pods)
+    return run_query(store, "overview_kv_usage", **_window(sel))
 
 
-def capacity(store: Store) -> pd.DataFrame:
-    """Configured GPU and CPU-tier KV capacity per pod."""
-    return run_query(store, "overview_capacity")
+def capacity(store: Store, sel: Selection) -> pd.DataFrame:
+    """Configured GPU and CPU-tier KV capacity per selected pod."""
+    return run_query(store, "overview_capacity", pods=sel.pod_list)
 
 
-def offload_traffic(store: Store, tr: TimeRange, selected_pods: list[str] | None = None) -> pd.DataFrame:
+def offload_traffic(store: Store, sel: Selection) -> pd.DataFrame:
     """Offload store/load bytes per second per pod (ts, pod, direction, bytes_per_s)."""
-    frame = run_query(store, "overview_offload_traffic", start=tr.start, end=tr.end, step=tr.step_s)
-    return _keep_pods(frame, "pod", selected_pods)
+    return run_query(store, "overview_offload_traffic", **_window(sel))
 
 
-def tier_occupancy(store: Store, tr: TimeRange, selected_pods: list[str] | None = None) -> pd.DataFrame:
+def tier_occupancy(store: Store, sel: Selection) -> pd.DataFrame:
     """KV bytes resident per offload tier and pod, where LMCache reports them (ts, pod, tier, resident_bytes)."""
-    frame = run_query(store, "overview_tier_occupancy", start=tr.start, end=tr.end, step=tr.step_s)
-    return _keep_pods(frame, "pod", selected_pods)
+    return run_query(store, "overview_tier_occupancy", **_window(sel))
 
 
-def routing(store: Store, tr: TimeRange) -> pd.DataFrame:
-    """Requests the EPP sent to each endpoint per window (ts, endpoint, num_requests, share)."""
+def routing(store: Store, sel: Selection) -> pd.DataFrame:
+    """Requests the EPP sent to each endpoint per window (ts, endpoint, num_requests, share).
+
+    Cluster-wide on purpose: the router's split over every endpoint ignores the pod filter.
+    """
+    tr = sel.time_range
     return run_query(store, "overview_routing", start=tr.start, end=tr.end, step=tr.step_s)
 
 
-def annotations(store: Store, tr: TimeRange) -> pd.DataFrame:
-    """Events inside the range (ts, kind, text)."""
+def annotations(store: Store, sel: Selection) -> pd.DataFrame:
+    """Events inside the range (ts, kind, text); events are cluster-wide."""
+    tr = sel.time_range
     return run_query(store, "annotations", start=tr.start, end=tr.end)
 
 
-def kpis(store: Store, tr: TimeRange) -> Kpis:
-    """Hit rates and TTFT over the whole range: one window (start, end] of the same queries."""
-    whole = {"start": tr.end, "end": tr.end, "step": max(tr.length_s, 1.0)}
+def kpis(store: Store, sel: Selection) -> Kpis:
+    """Hit rates and TTFT over the whole range for the selected pods: one window (start, end]."""
+    tr = sel.time_range
+    whole = {"start": tr.end, "end": tr.end, "step": max(tr.length_s, 1.0), "pods": sel.pod_list}
     rates = run_query(store, "hit_rate", **whole)
     cluster = rates[rates.pod == "*"].set_index("tier")["hit_rate"]
     ttft = run_query(store, "ttft_quantiles", q=[0.5, 0.99], **whole).set_index("q")
@@ -156,14 +138,6 @@ def kpis(store: Store, tr: TimeRange) -> Kpis:
 def missing_metrics(store: Store, keys: tuple[str, ...]) -> dict[str, str]:
     """For each catalog key whose panel does not apply to this stack: the 'needs …' text to show instead."""
     return applicability.missing(store, keys)
-
-
-def _keep_pods(
-    frame: pd.DataFrame, column: str, selected: list[str] | None, keep: tuple = ()
-) -> pd.DataFrame:
-    if not selected:
-        return frame
-    return frame[frame[column].isin([*selected, *keep])].reset_index(drop=True)
 
 
 def _maybe(value: object) -> float | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
@@ -10,15 +11,17 @@ import streamlit as st
 
 from dashboard.core.config import default_db_path
 from dashboard.services import overview
+from dashboard.services.app_store import open_app_store
 from dashboard.services.collector import (
     Collector,
     CollectorState,
     collector_from_environment,
     live_source_configured,
 )
-from dashboard.store.db import Store, open_store
+from dashboard.store.db import Store
 
-DATA_TTL_S = 10
+DATA_TTL_S = 600  # entries are keyed on the newest sample ts, so a long TTL stays fresh
+BOUNDS_TTL_S = 5
 
 
 def store_path() -> Path:
@@ -33,10 +36,7 @@ def is_live() -> bool:
 
 @st.cache_resource(show_spinner=False)
 def _open(path: str) -> Store:
-    # NOTE: DuckDB allows one read-write process per file. With a live source the app's own
-    # collector thread is that writer; otherwise the app only reads, so `kvscope collect` or
-    # `kvscope load-sample` can write the file while the app is stopped.
-    return open_store(path, read_only=not is_live())
+    return open_app_store(path, live=is_live())
 
 
 @st.cache_resource(show_spinner=False)
@@ -61,7 +61,7 @@ def collector_state() -> CollectorState | None:
     return _collector(str(store_path())).state() if is_live() else None
 
 
-@st.cache_data(ttl=DATA_TTL_S, max_entries=8, show_spinner=False)
+@st.cache_data(ttl=BOUNDS_TTL_S, max_entries=8, show_spinner=False)
 def _bounds(path: str) -> overview.Bounds:
     return overview.bounds(_open(path))
 
@@ -80,24 +80,20 @@ def pods(path: str) -> list[str]:
     return overview.pods(_open(path))
 
 
+@st.cache_data(ttl=DATA_TTL_S, max_entries=256, show_spinner=False)
+def frame(path: str, name: str, sel: overview.Selection, newest: datetime | None) -> pd.DataFrame:
+    """A cached overview frame by service-function name (hit_rate, ttft_quantiles, …).
+
+    Keyed on the newest sample: while no new sample arrives a re-render (another pod, back to a
+    range seen before) reads the cache; a new sample makes a new key for the ranges it touches.
+    """
+    return getattr(overview, name)(_open(path), sel)
+
+
 @st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
-def frame(
-    path: str, name: str, tr: overview.TimeRange | None = None, pods_key: tuple[str, ...] = ()
-) -> pd.DataFrame:
-    """A cached overview frame by service-function name (hit_rate, ttft_quantiles, …)."""
-    fn = getattr(overview, name)
-    store = _open(path)
-    if tr is None:
-        return fn(store)
-    if name in ("hit_rate", "kv_usage", "offload_traffic", "tier_occupancy"):
-        return fn(store, tr, list(pods_key))
-    return fn(store, tr)
-
-
-@st.cache_data(ttl=DATA_TTL_S, max_entries=16, show_spinner=False)
-def kpis(path: str, tr: overview.TimeRange) -> overview.Kpis:
-    """Cached headline numbers."""
-    return overview.kpis(_open(path), tr)
+def kpis(path: str, sel: overview.Selection, newest: datetime | None) -> overview.Kpis:
+    """Cached headline numbers (keyed like frame)."""
+    return overview.kpis(_open(path), sel)
 
 
 @st.cache_data(ttl=60, max_entries=8, show_spinner=False)

@@ -2,23 +2,74 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.ui.theme import QUANTILE_COLORS, TIER_COLORS, pod_color, register_template
+from dashboard.core.units import bucket_label, duration_tick, format_duration
+from dashboard.ui.theme import OTHERS_COLOR, QUANTILE_COLORS, TIER_COLORS, pod_color, register_template
 
 TIER_LABELS = {
-    "gpu": "HBM (GPU prefix cache)",
-    "offload": "offload tier (KV connector)",
-    "lmcache": "LMCache (its own retrieve counters)",
+    "gpu": "HBM",
+    "offload": "offload tier",
+    "lmcache": "LMCache",
 }
 OCCUPANCY_COLORS = {"cpu": "#0891b2", "disk": "#78716c"}
+LEGEND_PODS = 10  # more pods than this: the busiest keep a legend entry, the rest are "others"
 
 
-def _figure(title: str, y_title: str, height: int = 360) -> go.Figure:
+def with_gaps(frame: pd.DataFrame, by: str, value: str) -> pd.DataFrame:
+    """frame with a NaN row for every window a `by` group has no row in, so lines break there.
+
+    The windows are the frame's own grid (its smallest ts spacing), so a window where no pod had
+    traffic breaks every line too.
+    """
+    if frame.empty:
+        return frame
+    ts = pd.DatetimeIndex(sorted(frame.ts.unique()))
+    if len(ts) > 1:
+        step = pd.Series(ts).diff().min()
+        ts = pd.date_range(ts[0], ts[-1], freq=step)
+    full = pd.MultiIndex.from_product([ts, sorted(frame[by].unique())], names=["ts", by])
+    return frame.set_index(["ts", by])[[value]].reindex(full).reset_index()
+
+
+def legend_pods(frame: pd.DataFrame, column: str, weight: str, limit: int = LEGEND_PODS) -> set[str]:
+    """The pods (by total weight) that keep their own legend entry when there are many."""
+    totals = frame.groupby(column)[weight].sum().sort_values(ascending=False)
+    return set(totals.index[:limit])
+
+
+def _figure(title: str, y_title: str, height: int = 360, x_title: str = "time (UTC)") -> go.Figure:
+    """A themed figure; a title 'main — detail' shows detail as the subtitle (half-width charts)."""
+    main, _, detail = title.partition(" — ")
     fig = go.Figure()
-    fig.update_layout(template=register_template(), title=title, yaxis_title=y_title, height=height)
+    fig.update_layout(
+        template=register_template(),
+        title={"text": main, "subtitle": {"text": detail}},
+        yaxis_title=y_title,
+        xaxis_title=x_title,
+        height=height,
+    )
     return fig
+
+
+def _pod_line(fig: go.Figure, rows: pd.DataFrame, pod: str, y, hover: str, color: str, shown: bool, **kw):
+    """One pod's thin line; pods past the legend limit share one grey "others" entry."""
+    fig.add_scatter(
+        x=rows.ts,
+        y=y,
+        mode="lines",
+        name=pod if shown else "others",
+        legendgroup=None if shown else "others",
+        showlegend=shown or not any(t.legendgroup == "others" for t in fig.data),
+        connectgaps=False,
+        line={"width": kw.pop("width", 1.2), "color": color if shown else OTHERS_COLOR},
+        hovertemplate=hover + "<extra>" + pod + "</extra>",
+        **kw,
+    )
 
 
 def add_annotations(fig: go.Figure, notes: pd.DataFrame) -> go.Figure:
@@ -40,28 +91,64 @@ def add_annotations(fig: go.Figure, notes: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def hit_rate_chart(rates: pd.DataFrame, tier: str, all_pods: list[str]) -> go.Figure:
-    """Token-weighted hit rate of one tier over time: the cluster line bold, pods thin."""
-    fig = _figure(f"Prefix-cache hit rate, {TIER_LABELS.get(tier, tier)} — token-weighted, %", "hit rate (%)")
+def hit_rate_chart(rates: pd.DataFrame, tier: str, all_pods: list[str], scope: str = "cluster") -> go.Figure:
+    """Token-weighted hit rate of one tier over time: the selection's total bold, pods thin."""
+    fig = _figure(
+        f"Prefix-cache hit rate, {TIER_LABELS.get(tier, tier)} — {scope}, token-weighted, %", "hit rate (%)"
+    )
     sub = rates[rates.tier == tier]
-    for pod, rows in sub.groupby("pod", sort=True):
-        is_cluster = pod == "*"
+    shown = legend_pods(sub[sub.pod != "*"], "pod", "query_tokens") if len(sub) else set()
+    total = "cluster" if scope == "cluster" else "selected pods"
+    gapped = with_gaps(sub, "pod", "hit_rate")
+    for pod, rows in gapped.groupby("pod", sort=True):
+        if pod == "*":
+            continue
+        _pod_line(
+            fig,
+            rows,
+            pod,
+            rows.hit_rate * 100,
+            "%{y:.1f}%",
+            pod_color(pod, all_pods),
+            pod in shown,
+            opacity=0.65,
+        )
+    for _, rows in gapped[gapped.pod == "*"].groupby("pod"):
         fig.add_scatter(
             x=rows.ts,
             y=rows.hit_rate * 100,
             mode="lines",
-            name="cluster" if is_cluster else pod,
-            line={"width": 3 if is_cluster else 1.2, "color": pod_color(pod, all_pods)},
-            opacity=1.0 if is_cluster else 0.65,
-            hovertemplate="%{y:.1f}%<extra>" + ("cluster" if is_cluster else pod) + "</extra>",
+            name=total,
+            connectgaps=False,
+            line={"width": 3, "color": pod_color("*", all_pods)},
+            hovertemplate="%{y:.1f}%<extra>" + total + "</extra>",
         )
     fig.update_yaxes(range=[0, 100])
     return fig
 
 
-def ttft_quantile_chart(quantiles: pd.DataFrame) -> go.Figure:
-    """TTFT p50/p90/p99 per window, seconds on a log axis."""
-    fig = _figure("Time to first token — p50 / p90 / p99 per window, s", "TTFT (s)")
+def log_seconds_axis(fig: go.Figure, values: pd.Series) -> go.Figure:
+    """A log y axis in seconds spanning whole decades, each labelled ('10 ms', '100 ms', '1 s');
+    over two decades or fewer also 2× and 5×; the other minor ticks unlabelled."""
+    finite = values[np.isfinite(values) & (values > 0)]
+    lo, hi = (finite.min(), finite.max()) if len(finite) else (1e-2, 1e-1)
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    last = max(last, first + 1)
+    steps = (1, 2, 5) if last - first <= 2 else (1,)
+    ticks = [m * 10.0**k for k in range(first, last + 1) for m in steps if m * 10.0**k <= 10.0**last]
+    fig.update_yaxes(
+        type="log",
+        range=[first, last],
+        tickvals=ticks,
+        ticktext=[duration_tick(t) for t in ticks],
+        minor={"ticks": "inside", "ticklen": 4, "dtick": "D1", "showgrid": True, "gridcolor": "#f3f4f6"},
+    )
+    return fig
+
+
+def ttft_quantile_chart(quantiles: pd.DataFrame, scope: str = "cluster") -> go.Figure:
+    """TTFT p50/p90/p99 per window on a log axis; windows without requests are gaps."""
+    fig = _figure(f"Time to first token, {scope} — p50 / p90 / p99 per window", "TTFT (log scale)")
     for q, rows in quantiles.groupby("q", sort=True):
         label = f"p{q * 100:g}"
         fig.add_scatter(
@@ -69,39 +156,49 @@ def ttft_quantile_chart(quantiles: pd.DataFrame) -> go.Figure:
             y=rows.ttft_s,
             mode="lines",
             name=label,
+            connectgaps=False,
+            customdata=[format_duration(v) for v in rows.ttft_s],
             line={"color": QUANTILE_COLORS.get(round(q, 2), "#6b7280"), "width": 2},
-            hovertemplate="%{y:.3f} s<extra>" + label + "</extra>",
+            hovertemplate="%{customdata}<extra>" + label + "</extra>",
         )
-    fig.update_yaxes(type="log")
-    return fig
+    return log_seconds_axis(fig, quantiles.ttft_s.astype(float))
 
 
-def ttft_distribution_chart(dist: pd.DataFrame) -> go.Figure:
-    """Requests per TTFT histogram bucket over the range (vLLM's bucket bounds)."""
-    fig = _figure("TTFT distribution over the selected range — requests per bucket", "requests")
+def ttft_distribution_chart(dist: pd.DataFrame, scope: str = "cluster") -> go.Figure:
+    """Requests per TTFT histogram bucket over the range (vLLM's bucket bounds), labelled whole."""
+    fig = _figure(
+        f"TTFT distribution, {scope} — requests per bucket over the selected range",
+        "requests",
+        height=400,
+        x_title="TTFT bucket (vLLM histogram bounds)",
+    )
     finite = dist[dist.upper_s != float("inf")]
-    labels = [f"{lo:g}–{hi:g} s" for lo, hi in zip(finite.lower_s, finite.upper_s, strict=True)]
+    labels = [bucket_label(lo, hi) for lo, hi in zip(finite.lower_s, finite.upper_s, strict=True)]
     fig.add_bar(
         x=labels,
         y=finite.num_requests,
         marker_color="#2563eb",
         hovertemplate="%{x}: %{y:,.0f} requests<extra></extra>",
     )
-    fig.update_layout(hovermode="closest", xaxis_title="TTFT bucket")
+    fig.update_layout(hovermode="closest")
+    fig.update_xaxes(tickangle=-90, automargin=True, title_standoff=12)  # upright labels collide
     return fig
 
 
 def kv_usage_chart(usage: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """GPU KV blocks held by running requests, % of capacity (the working set, not residency)."""
-    fig = _figure("HBM KV held by running requests, % (kv_cache_usage_perc)", "in use (%)")
-    for pod, rows in usage.groupby("pod", sort=True):
-        fig.add_scatter(
-            x=rows.ts,
-            y=rows.usage_ratio * 100,
-            mode="lines",
-            name=pod,
-            line={"width": 1.3, "color": pod_color(pod, all_pods)},
-            hovertemplate="%{y:.1f}%<extra>" + pod + "</extra>",
+    fig = _figure("HBM KV held by running requests — per pod, % (kv_cache_usage_perc)", "in use (%)")
+    shown = legend_pods(usage, "pod", "usage_ratio") if len(usage) else set()
+    for pod, rows in with_gaps(usage, "pod", "usage_ratio").groupby("pod", sort=True):
+        _pod_line(
+            fig,
+            rows,
+            pod,
+            rows.usage_ratio * 100,
+            "%{y:.1f}%",
+            pod_color(pod, all_pods),
+            pod in shown,
+            width=1.3,
         )
     fig.update_yaxes(range=[0, 100])
     return fig
@@ -109,7 +206,9 @@ def kv_usage_chart(usage: pd.DataFrame, all_pods: list[str]) -> go.Figure:
 
 def capacity_chart(cap: pd.DataFrame) -> go.Figure:
     """Configured KV capacity per pod and tier, millions of tokens."""
-    fig = _figure("Configured KV capacity per pod — M tokens", "capacity (M tokens)", height=300)
+    fig = _figure(
+        "Configured KV capacity per pod — M tokens", "capacity (M tokens)", height=300, x_title="pod"
+    )
     fig.add_bar(
         x=cap.pod,
         y=cap.gpu_capacity_tokens / 1e6,
@@ -126,12 +225,13 @@ def capacity_chart(cap: pd.DataFrame) -> go.Figure:
             hovertemplate="%{y:.2f} M tokens<extra>CPU tier</extra>",
         )
     fig.update_layout(barmode="group", hovermode="closest")
+    fig.update_xaxes(tickangle=-90, automargin=True)  # pod names upright collide past a few pods
     return fig
 
 
-def offload_traffic_chart(traffic: pd.DataFrame) -> go.Figure:
-    """Cluster offload traffic: GPU→tier stores and tier→GPU loads, MB/s."""
-    fig = _figure("Offload traffic, cluster total — MB/s", "MB/s")
+def offload_traffic_chart(traffic: pd.DataFrame, scope: str = "cluster") -> go.Figure:
+    """Offload traffic of the selected pods: GPU→tier stores and tier→GPU loads, MB/s."""
+    fig = _figure(f"Offload traffic, {scope} total — MB/s", "MB/s")
     return _cluster_lines(
         fig,
         traffic,
@@ -145,9 +245,9 @@ def offload_traffic_chart(traffic: pd.DataFrame) -> go.Figure:
     )
 
 
-def tier_occupancy_chart(occupancy: pd.DataFrame) -> go.Figure:
-    """KV bytes resident in the offload tiers, cluster total per tier, GB, stacked."""
-    fig = _figure("Offload tier occupancy (LMCache), cluster total — GB resident", "GB")
+def tier_occupancy_chart(occupancy: pd.DataFrame, scope: str = "cluster") -> go.Figure:
+    """KV bytes resident in the offload tiers, the selected pods' total per tier, GB, stacked."""
+    fig = _figure(f"Offload tier occupancy, {scope} total — LMCache, GB resident", "GB")
     return _cluster_lines(
         fig,
         occupancy,
@@ -175,7 +275,7 @@ def _cluster_lines(
     stack: bool = False,
 ) -> go.Figure:
     """One line per `by` value of frame's per-pod `value` summed over pods, divided by scale."""
-    totals = frame.groupby(["ts", by], as_index=False)[value].sum()
+    totals = with_gaps(frame.groupby(["ts", by], as_index=False)[value].sum(), by, value)
     for key, rows in totals.groupby(by, sort=True):
         name = names.get(key, key)
         fig.add_scatter(
@@ -184,6 +284,7 @@ def _cluster_lines(
             mode="lines",
             name=name,
             stackgroup="stack" if stack else None,
+            connectgaps=False,
             line={"width": width, "color": colors.get(key, "#6b7280")},
             hovertemplate=f"{hover}<extra>{name}</extra>",
         )
@@ -192,7 +293,9 @@ def _cluster_lines(
 
 def routing_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """Share of scheduled requests per endpoint over time, stacked to 100%."""
-    fig = _figure("Requests routed to each pod by the EPP — share per window, %", "share (%)")
+    fig = _figure(
+        "EPP routing share per pod, cluster-wide — ignores the pod filter, % per window", "share (%)"
+    )
     for endpoint, rows in routes.groupby("endpoint", sort=True):
         fig.add_scatter(
             x=rows.ts,
@@ -210,7 +313,9 @@ def routing_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
 def routing_total_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """Requests per endpoint summed over the range."""
     totals = routes.groupby("endpoint", as_index=False)["num_requests"].sum()
-    fig = _figure("Requests routed per pod over the range", "requests", height=300)
+    fig = _figure(
+        "Requests routed per pod, cluster-wide — over the range", "requests", height=300, x_title="pod"
+    )
     fig.add_bar(
         x=totals.endpoint,
         y=totals.num_requests,
@@ -218,4 +323,5 @@ def routing_total_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
         hovertemplate="%{x}: %{y:,.0f} requests<extra></extra>",
     )
     fig.update_layout(hovermode="closest")
+    fig.update_xaxes(tickangle=-90, automargin=True)
     return fig

@@ -3,37 +3,38 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, time
 
 import streamlit as st
 
+from dashboard.core.selection import RangeError, all_data_range, custom_range, time_range
 from dashboard.services import overview
 from dashboard.ui import cached
 
 PRESETS_S = {"last 15 min": 900, "last 1 h": 3600, "last 6 h": 6 * 3600, "last 24 h": 86400}
 REFRESH_S = {"off": None, "5 s": 5, "15 s": 15, "30 s": 30}
+LIVE_DEFAULT_REFRESH = "15 s"
 
 
 @dataclass(frozen=True)
-class Selection:
-    """What the sidebar selected, for the page body."""
+class Controls:
+    """What the sidebar's widgets say; selection() turns it into the one typed Selection."""
 
     preset: str
     custom: tuple[datetime, datetime] | None
     pods: tuple[str, ...]
     refresh_s: int | None
 
-    def time_range(self, bounds: overview.Bounds) -> overview.TimeRange:
-        """The chosen range, relative to the newest sample (so live data keeps moving)."""
+    def selection(self, bounds: overview.Bounds) -> overview.Selection:
+        """The Selection for these controls, relative to the newest sample (live data moves)."""
         assert bounds.last_ts is not None and bounds.first_ts is not None
         if self.custom is not None:
-            start, end = self.custom
-            return overview.time_range(end, max((end - start).total_seconds(), 60.0))
-        if self.preset == "all data":
-            length = max((bounds.last_ts - bounds.first_ts).total_seconds(), 60.0)
+            tr = custom_range(*self.custom)
+        elif self.preset == "all data":
+            tr = all_data_range(bounds.first_ts, bounds.last_ts)
         else:
-            length = float(PRESETS_S[self.preset])
-        return overview.time_range(bounds.last_ts, length)
+            tr = time_range(bounds.last_ts, float(PRESETS_S[self.preset]))
+        return overview.Selection(time_range=tr, pods=self.pods)
 
 
 def render_source(path: str, bounds: overview.Bounds | None) -> None:
@@ -44,47 +45,77 @@ def render_source(path: str, bounds: overview.Bounds | None) -> None:
         sb.caption(f"{bounds.num_series:,} series · {bounds.num_samples:,} samples")
     if bounds is not None and bounds.last_ts is not None:
         sb.caption(f"Data: {bounds.first_ts:%Y-%m-%d %H:%M} → {bounds.last_ts:%Y-%m-%d %H:%M} UTC")
-    _collector_status(sb)
 
 
-def render(path: str, bounds: overview.Bounds) -> Selection:
-    """Draw the shared controls and return the selection."""
+def render(path: str, bounds: overview.Bounds) -> Controls | str:
+    """Draw the shared controls; the Controls, or the message saying what to change."""
     sb = st.sidebar
-    preset = sb.selectbox("Time range", [*PRESETS_S, "all data", "custom"], index=4, key="sidebar_range")
+    preset = sb.selectbox(
+        "Time range", [*PRESETS_S, "all data", "custom"], index=4, key="sidebar_range", bind="query-params"
+    )
     custom = _custom_range(bounds) if preset == "custom" else None
     all_pods = cached.pods(path)
     chosen = sb.multiselect("Pods", all_pods, default=[], key="sidebar_pods", placeholder="all pods")
-    refresh = sb.selectbox("Auto-refresh", list(REFRESH_S), index=0, key="sidebar_refresh")
-    return Selection(preset=preset, custom=custom, pods=tuple(chosen), refresh_s=REFRESH_S[refresh])
+    options = list(REFRESH_S)
+    default = options.index(LIVE_DEFAULT_REFRESH) if cached.is_live() else 0
+    refresh = sb.selectbox("Auto-refresh", options, index=default, key="sidebar_refresh", bind="query-params")
+    collector_status(REFRESH_S[refresh])
+    if isinstance(custom, str):
+        return custom
+    return Controls(preset=preset, custom=custom, pods=tuple(chosen), refresh_s=REFRESH_S[refresh])
 
 
-def _collector_status(sb) -> None:
-    """Last pull, lag and last error of the in-app collector (never any secret)."""
+def collector_status(refresh_s: int | None) -> None:
+    """Last pull, lag and last error of the in-app collector, refreshed with the page."""
+    with st.sidebar:
+        _collector_line(refresh_s)
+
+
+def collector_text(now: datetime) -> tuple[str, str | None]:
+    """The collector line and its last error (never any secret)."""
     state = cached.collector_state()
     if state is None:
-        sb.caption("Collector: off (set KVSCOPE_PROMETHEUS_URL or KVSCOPE_SCRAPE to pull live)")
-        return
-    now = datetime.now(tz=UTC).replace(tzinfo=None)
+        return "Collector: off (set KVSCOPE_PROMETHEUS_URL or KVSCOPE_SCRAPE to pull live)", None
     lag = state.lag_s(now)
     pulled = "never" if state.last_pull_at is None else f"{state.last_pull_at:%H:%M:%S} UTC"
-    sb.caption(
+    line = (
         f"Collector: last pull {pulled} · lag {'—' if lag is None else f'{lag:.0f} s'} · "
         f"{state.num_stored:,} samples stored"
     )
-    if state.last_error:
-        sb.error(f"Collector: {state.last_error} — showing stored data")
+    return line, (f"Collector: {state.last_error} — showing stored data" if state.last_error else None)
 
 
-def _custom_range(bounds: overview.Bounds) -> tuple[datetime, datetime]:
+def _collector_line(refresh_s: int | None) -> None:
+    @st.fragment(run_every=refresh_s if cached.is_live() else None)
+    def line() -> None:
+        text, error = collector_text(datetime.now(tz=UTC).replace(tzinfo=None))
+        st.caption(text)
+        if error:
+            st.error(error)
+
+    line()
+
+
+def _custom_range(bounds: overview.Bounds) -> tuple[datetime, datetime] | str:
+    """From/To over any number of days; a reversed range is refused with what to change."""
     last = bounds.last_ts or datetime(1970, 1, 1)
     first = bounds.first_ts or last
-    day = st.sidebar.date_input("Day (UTC)", value=last.date(), key="sidebar_day")
-    start_t = st.sidebar.time_input(
-        "From (UTC)", value=first.time() if first.date() == day else time(0), key="sidebar_from"
+    sb = st.sidebar
+    from_day = sb.date_input(
+        "From day (UTC)", value=first.date(), key="sidebar_from_day", bind="query-params"
     )
-    end_t = st.sidebar.time_input("To (UTC)", value=last.time(), key="sidebar_to")
-    start, end = datetime.combine(day, start_t), datetime.combine(day, end_t)
-    if end <= start:
-        st.sidebar.warning("'To' must be after 'From'; showing one hour.")
-        start = end - timedelta(hours=1)
+    from_t = sb.time_input(
+        "From time (UTC)", value=first.time().replace(microsecond=0), key="sidebar_from", bind="query-params"
+    )
+    to_day = sb.date_input("To day (UTC)", value=last.date(), key="sidebar_to_day", bind="query-params")
+    to_t = sb.time_input(
+        "To time (UTC)", value=last.time().replace(microsecond=0), key="sidebar_to", bind="query-params"
+    )
+    start = datetime.combine(from_day, from_t or time(0))
+    end = datetime.combine(to_day, to_t or time(0))
+    try:
+        custom_range(start, end)
+    except RangeError as exc:
+        sb.error(str(exc))
+        return str(exc)
     return start, end

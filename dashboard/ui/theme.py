@@ -22,6 +22,7 @@ PALETTE = (
 )
 TIER_COLORS = {"gpu": "#2563eb", "offload": "#d97706", "cpu": "#d97706", "disk": "#475569"}
 CLUSTER_COLOR = "#111827"
+OTHERS_COLOR = "#cbd5e1"
 QUANTILE_COLORS = {0.5: "#16a34a", 0.9: "#d97706", 0.99: "#dc2626"}
 
 # NOTE: the mode bar's camera button downloads exactly what is on screen, at 2× scale.
@@ -41,14 +42,31 @@ def register_template() -> str:
                     "size": 13,
                     "color": "#1f2937",
                 },
-                title={"font": {"size": 15}, "x": 0.01, "xanchor": "left"},
+                # NOTE: the title sits below the mode bar's strip (top 30 px), so the bar never covers it
+                title={
+                    "font": {"size": 15},
+                    "x": 0.01,
+                    "xanchor": "left",
+                    "yref": "container",
+                    "y": 1,
+                    "yanchor": "top",
+                    "pad": {"t": 32},
+                    "subtitle": {"font": {"size": 12, "color": "#6b7280"}},
+                },
                 paper_bgcolor="white",
                 plot_bgcolor="white",
                 colorway=list(PALETTE),
-                margin={"l": 60, "r": 20, "t": 50, "b": 40},
-                xaxis={"gridcolor": "#e5e7eb", "linecolor": "#9ca3af", "zeroline": False},
-                yaxis={"gridcolor": "#e5e7eb", "linecolor": "#9ca3af", "zeroline": False},
-                legend={"orientation": "h", "y": -0.18, "x": 0},
+                margin={"l": 60, "r": 20, "t": 95, "b": 110},
+                xaxis={"gridcolor": "#e5e7eb", "linecolor": "#9ca3af", "zeroline": False, "automargin": True},
+                yaxis={
+                    "gridcolor": "#e5e7eb",
+                    "linecolor": "#9ca3af",
+                    "zeroline": False,
+                    "automargin": True,
+                    "title": {"standoff": 8},
+                },
+                # NOTE: the legend sits at the container's bottom, below the x-axis title, never on it
+                legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
                 hovermode="x unified",
             )
         )

@@ -6,9 +6,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.core.units import format_duration
 from dashboard.services.overview import Bounds, Kpis, TimeRange
 from dashboard.ui.charts import add_annotations
-from dashboard.ui.sidebar import Selection
+from dashboard.ui.sidebar import Controls
 from dashboard.ui.theme import PLOTLY_CONFIG
 
 OVERVIEW_METRICS = (
@@ -25,8 +26,8 @@ OVERVIEW_METRICS = (
 )
 
 
-def page_context() -> tuple[str, Bounds | None, Selection | None]:
-    """Store path, bounds and sidebar selection set by app.py for this run."""
+def page_context() -> tuple[str, Bounds | None, Controls | str | None]:
+    """Store path, bounds and sidebar controls set by app.py (a str: why the range is refused)."""
     return (
         st.session_state.get("app_store_path", ""),
         st.session_state.get("app_bounds"),
@@ -44,17 +45,17 @@ def no_data_message(path: str) -> None:
     )
 
 
-def kpi_row(k: Kpis, tr: TimeRange) -> None:
-    """Headline numbers over the selected range."""
+def kpi_row(k: Kpis, tr: TimeRange, scope: str = "cluster") -> None:
+    """Headline numbers over the selected range, for the selected pods."""
     cols = st.columns(5)
     cols[0].metric("GPU prefix hit rate", _pct(k.gpu_hit_rate), help="token-weighted, whole range")
     cols[1].metric(
         "Offload-tier hit rate", _pct(k.offload_hit_rate), help="of tokens queried from the connector"
     )
-    cols[2].metric("TTFT p50", _secs(k.ttft_p50_s))
-    cols[3].metric("TTFT p99", _secs(k.ttft_p99_s))
+    cols[2].metric("TTFT p50", format_duration(k.ttft_p50_s))
+    cols[3].metric("TTFT p99", format_duration(k.ttft_p99_s))
     cols[4].metric("Requests", "—" if k.num_requests is None else f"{k.num_requests:,.0f}")
-    st.caption(f"{tr.start:%Y-%m-%d %H:%M} → {tr.end:%H:%M} UTC · window {tr.step_s:g} s")
+    st.caption(f"{scope} · {tr.caption}")
 
 
 def chart(
@@ -78,14 +79,8 @@ def chart(
         return
     if notes is not None and len(notes):
         add_annotations(fig, notes)
-    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, use_container_width=True)
+    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, width="stretch")
 
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}%"
-
-
-def _secs(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"

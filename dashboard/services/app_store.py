@@ -1,0 +1,14 @@
+"""How the app opens its store: read-only, unless its own collector is the file's one writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dashboard.store.db import Store, open_store
+
+
+def open_app_store(path: str | Path, live: bool) -> Store:
+    """The app's store. NOTE: DuckDB allows one read-write process per file; with a live source
+    the app's collector thread is that writer, otherwise the app only reads so `kvscope collect`
+    or `kvscope load-sample` can write the file while the app is stopped."""
+    return open_store(path, read_only=not live)
