@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
-from dashboard.services import applicability
+from dashboard.services import applicability, windows
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 
@@ -87,16 +87,31 @@ def pods(store: Store) -> list[str]:
     return run_query(store, "pods")["pod"].tolist()
 
 
+def effective_window_s(store: Store, tr: TimeRange) -> float:
+    """The rate window the charts of tr use: its step, raised to 4 × the observed scrape interval."""
+    return windows.effective_window_s(store, tr.step_s, tr.start, tr.end)
+
+
+def window_caption(store: Store, tr: TimeRange) -> str:
+    """The caption line naming the window a chart's rates use."""
+    return windows.window_caption(effective_window_s(store, tr))
+
+
 def hit_rate(store: Store, tr: TimeRange, selected_pods: list[str] | None = None) -> pd.DataFrame:
     """Hit rate per window (ts, pod, tier, hit_rate); the cluster row '*' covers every pod."""
-    frame = run_query(store, "hit_rate", start=tr.start, end=tr.end, step=tr.step_s)
+    frame = run_query(store, "hit_rate", start=tr.start, end=tr.end, step=effective_window_s(store, tr))
     return _keep_pods(frame, "pod", selected_pods, keep=("*",))
 
 
 def ttft_quantiles(store: Store, tr: TimeRange) -> pd.DataFrame:
     """TTFT p50/p90/p99 per window (ts, q, ttft_s)."""
     return run_query(
-        store, "ttft_quantiles", start=tr.start, end=tr.end, step=tr.step_s, q=list(TTFT_QUANTILES)
+        store,
+        "ttft_quantiles",
+        start=tr.start,
+        end=tr.end,
+        step=effective_window_s(store, tr),
+        q=list(TTFT_QUANTILES),
     )
 
 
@@ -118,7 +133,9 @@ def capacity(store: Store) -> pd.DataFrame:
 
 def offload_traffic(store: Store, tr: TimeRange, selected_pods: list[str] | None = None) -> pd.DataFrame:
     """Offload store/load bytes per second per pod (ts, pod, direction, bytes_per_s)."""
-    frame = run_query(store, "overview_offload_traffic", start=tr.start, end=tr.end, step=tr.step_s)
+    frame = run_query(
+        store, "overview_offload_traffic", start=tr.start, end=tr.end, step=effective_window_s(store, tr)
+    )
     return _keep_pods(frame, "pod", selected_pods)
 
 
@@ -130,7 +147,9 @@ def tier_occupancy(store: Store, tr: TimeRange, selected_pods: list[str] | None 
 
 def routing(store: Store, tr: TimeRange) -> pd.DataFrame:
     """Requests the EPP sent to each endpoint per window (ts, endpoint, num_requests, share)."""
-    return run_query(store, "overview_routing", start=tr.start, end=tr.end, step=tr.step_s)
+    return run_query(
+        store, "overview_routing", start=tr.start, end=tr.end, step=effective_window_s(store, tr)
+    )
 
 
 def annotations(store: Store, tr: TimeRange) -> pd.DataFrame:
