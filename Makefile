@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 DB ?= data/kvscope.duckdb
 PORT ?= 8501
 
-.PHONY: install run test lint bench demo sample clean
+.PHONY: install run test test-vllm lint bench demo demo-vllm sample clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -24,6 +24,17 @@ lint: install
 
 test: lint
 	$(PY) -m pytest
+
+# The real vLLM CPU server in the loop: its venv lives outside the repo and is kept between runs.
+VLLM_VENV ?= $(HOME)/.cache/kvscope/vllm-venv
+
+test-vllm: install
+	bash scripts/vllm_venv.sh $(VLLM_VENV) >/dev/null
+	KVSCOPE_VLLM_VENV=$(VLLM_VENV) $(PY) -m pytest -m vllm tests/vllm
+
+demo-vllm: install
+	bash scripts/vllm_venv.sh $(VLLM_VENV) >/dev/null
+	VLLM_VENV=$(VLLM_VENV) bash scripts/demo_vllm.sh
 
 bench: install
 	$(PY) -m bench.run

@@ -42,6 +42,7 @@ class Page:
 
 def render_headline(p: Page) -> None:
     widgets.kpi_row(cached.kpis(path, p.sel, p.newest), p.sel.time_range, p.sel.scope)
+    st.caption(f"Hit-rate, TTFT, traffic and routing charts: {cached.window_caption(path, p.sel, p.newest)}.")
 
 
 def render_hit_rates(p: Page, rates: pd.DataFrame) -> None:

@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 
 from dashboard.commands._common import add_db_argument, db_path
-from dashboard.services.queries import run_named_query
+from dashboard.services.queries import run_named_query, short_step_note
 
 NAME = "query"
 HELP = "run a named query from queries/ over the store and print its rows"
@@ -33,7 +33,11 @@ def run(args: argparse.Namespace) -> int:
     """Run the query read-only and print it in the chosen format."""
     params = parse_params(args.param)
     frame = run_named_query(db_path(args), args.name, params)
-    print_frame(frame, args.format)
+    note = short_step_note(db_path(args), params)
+    if note is not None:  # instead of a silent "(no rows)": the step is too short for the data
+        print(f"kvscope query: {note}", file=sys.stderr)
+    if note is None or len(frame) or args.format != "table":
+        print_frame(frame, args.format)
     return 0
 
 

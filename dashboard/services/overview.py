@@ -11,7 +11,7 @@ from datetime import datetime
 import pandas as pd
 
 from dashboard.core.selection import Selection, TimeRange
-from dashboard.services import applicability
+from dashboard.services import applicability, windows
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 
@@ -63,19 +63,29 @@ def pods(store: Store) -> list[str]:
     return run_query(store, "pods")["pod"].tolist()
 
 
-def _window(sel: Selection) -> dict:
+def effective_window_s(store: Store, tr: TimeRange) -> float:
+    """The rate window the charts of tr use: its step, raised to 4 × the observed scrape interval."""
+    return windows.effective_window_s(store, tr.step_s, tr.start, tr.end)
+
+
+def window_caption(store: Store, tr: TimeRange) -> str:
+    """The caption line naming the window a chart's rates use."""
+    return windows.window_caption(effective_window_s(store, tr))
+
+
+def _window(store: Store, sel: Selection) -> dict:
     tr = sel.time_range
-    return {"start": tr.start, "end": tr.end, "step": tr.step_s, "pods": sel.pod_list}
+    return {"start": tr.start, "end": tr.end, "step": effective_window_s(store, tr), "pods": sel.pod_list}
 
 
 def hit_rate(store: Store, sel: Selection) -> pd.DataFrame:
     """Hit rate per window (ts, pod, tier, hit_rate); row '*' totals the selected pods."""
-    return run_query(store, "hit_rate", **_window(sel))
+    return run_query(store, "hit_rate", **_window(store, sel))
 
 
 def ttft_quantiles(store: Store, sel: Selection) -> pd.DataFrame:
     """TTFT p50/p90/p99 per window over the selected pods (ts, q, ttft_s, num_requests)."""
-    return run_query(store, "ttft_quantiles", q=list(TTFT_QUANTILES), **_window(sel))
+    return run_query(store, "ttft_quantiles", q=list(TTFT_QUANTILES), **_window(store, sel))
 
 
 def ttft_distribution(store: Store, sel: Selection) -> pd.DataFrame:
@@ -86,7 +96,7 @@ def ttft_distribution(store: Store, sel: Selection) -> pd.DataFrame:
 
 def kv_usage(store: Store, sel: Selection) -> pd.DataFrame:
     """GPU KV share held by running requests per pod (ts, pod, usage_ratio)."""
-    return run_query(store, "overview_kv_usage", **_window(sel))
+    return run_query(store, "overview_kv_usage", **_window(store, sel))
 
 
 def capacity(store: Store, sel: Selection) -> pd.DataFrame:
@@ -96,12 +106,12 @@ def capacity(store: Store, sel: Selection) -> pd.DataFrame:
 
 def offload_traffic(store: Store, sel: Selection) -> pd.DataFrame:
     """Offload store/load bytes per second per pod (ts, pod, direction, bytes_per_s)."""
-    return run_query(store, "overview_offload_traffic", **_window(sel))
+    return run_query(store, "overview_offload_traffic", **_window(store, sel))
 
 
 def tier_occupancy(store: Store, sel: Selection) -> pd.DataFrame:
     """KV bytes resident per offload tier and pod, where LMCache reports them (ts, pod, tier, resident_bytes)."""
-    return run_query(store, "overview_tier_occupancy", **_window(sel))
+    return run_query(store, "overview_tier_occupancy", **_window(store, sel))
 
 
 def routing(store: Store, sel: Selection) -> pd.DataFrame:
@@ -110,7 +120,7 @@ def routing(store: Store, sel: Selection) -> pd.DataFrame:
     Cluster-wide on purpose: the router's split over every endpoint ignores the pod filter.
     """
     tr = sel.time_range
-    return run_query(store, "overview_routing", start=tr.start, end=tr.end, step=tr.step_s)
+    return run_query(store, "overview_routing", start=tr.start, end=tr.end, step=effective_window_s(store, tr))
 
 
 def annotations(store: Store, sel: Selection) -> pd.DataFrame:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.services import windows
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
 
@@ -20,5 +21,20 @@ def run_named_query(path: Path, name: str, params: dict[str, Any]) -> pd.DataFra
     store = open_store(path, read_only=True)
     try:
         return run_query(store, name, **params)
+    finally:
+        store.close()
+
+
+def short_step_note(path: Path, params: dict[str, Any]) -> str | None:
+    """One line when params' step is below two observed scrape intervals of the store at path, else None."""
+    if "step" not in params:
+        return None
+    try:
+        step_s = float(params["step"])
+    except ValueError:
+        return None  # run_query already rejected it
+    store = open_store(path, read_only=True)
+    try:
+        return windows.short_step_note(store, step_s)
     finally:
         store.close()

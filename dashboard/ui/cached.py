@@ -100,3 +100,9 @@ def kpis(path: str, sel: overview.Selection, newest: datetime | None) -> overvie
 def missing(path: str, keys: tuple[str, ...]) -> dict[str, str]:
     """Cached 'not exported by this stack' lookups."""
     return overview.missing_metrics(_open(path), keys)
+
+
+@st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
+def window_caption(path: str, sel: overview.Selection, newest: datetime | None) -> str:
+    """Which rate window the charts use (newest keys the cache to new samples)."""
+    return overview.window_caption(_open(path), sel.time_range)
