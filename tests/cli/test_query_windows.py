@@ -42,7 +42,7 @@ def test_overview_charts_use_and_name_the_effective_window(store):
     filled(store)
     tr = overview.TimeRange(start=at(8), end=at(36), step_s=15.0)  # a step of one scrape interval
     assert overview.effective_window_s(store, tr) == 60
-    rows = overview.hit_rate(store, tr)
+    rows = overview.hit_rate(store, overview.Selection(tr))
     assert (rows.ts.drop_duplicates().diff().dropna() == timedelta(seconds=60)).all()
     assert len(rows) and (rows.hit_rate == 0.25).all()  # every window holds four scrapes
     assert overview.window_caption(store, tr) == "rates over 60 s windows (≥ 4 scrape intervals)"
