@@ -10,7 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.services.overview import Selection
-from dashboard.ui import cached, charts, widgets
+from dashboard.ui import cached, charts, explain_charts, widgets
+from dashboard.ui import findings as findings_ui
 
 st.header("Overview")
 path, bounds, controls = widgets.page_context()
@@ -67,6 +68,13 @@ def render_ttft(p: Page) -> None:
         )
 
 
+def render_explain(p: Page) -> None:
+    """What explains a hit rate: prompt tokens by source, waiting and preemptions, block residency."""
+    explain_charts.render_prompt_sources(path, p.sel, p.newest, p.notes)
+    explain_charts.render_waiting(path, p.sel, p.newest, p.notes)
+    explain_charts.render_block_residency(path, p.sel, p.newest)
+
+
 def render_kv_tiers(p: Page, rates: pd.DataFrame) -> None:
     st.subheader("KV tiers")
     left, right = st.columns(2)
@@ -108,12 +116,16 @@ def render_routing(p: Page) -> None:
 def body() -> None:
     """Everything that refreshes on its own when auto-refresh is on."""
     p = Page()
+    p.notes = findings_ui.render_findings(path, p.sel.time_range, p.notes)  # findings join the markers
     rates = p.frame("hit_rate")
     render_headline(p)
     render_hit_rates(p, rates)
     render_ttft(p)
+    render_explain(p)
     render_kv_tiers(p, rates)
+    explain_charts.render_connector_health(path, p.sel, p.newest, p.notes)
     render_routing(p)
+    explain_charts.render_epp_predicted(path, p.sel, p.newest, p.notes)
 
 
 body()

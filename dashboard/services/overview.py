@@ -73,19 +73,20 @@ def window_caption(store: Store, tr: TimeRange) -> str:
     return windows.window_caption(effective_window_s(store, tr))
 
 
-def _window(store: Store, sel: Selection) -> dict:
+def window_params(store: Store, sel: Selection) -> dict:
+    """start, end, the effective rate window and the pods: the parameters of every windowed query."""
     tr = sel.time_range
     return {"start": tr.start, "end": tr.end, "step": effective_window_s(store, tr), "pods": sel.pod_list}
 
 
 def hit_rate(store: Store, sel: Selection) -> pd.DataFrame:
     """Hit rate per window (ts, pod, tier, hit_rate); row '*' totals the selected pods."""
-    return run_query(store, "hit_rate", **_window(store, sel))
+    return run_query(store, "hit_rate", **window_params(store, sel))
 
 
 def ttft_quantiles(store: Store, sel: Selection) -> pd.DataFrame:
     """TTFT p50/p90/p99 per window over the selected pods (ts, q, ttft_s, num_requests)."""
-    return run_query(store, "ttft_quantiles", q=list(TTFT_QUANTILES), **_window(store, sel))
+    return run_query(store, "ttft_quantiles", q=list(TTFT_QUANTILES), **window_params(store, sel))
 
 
 def ttft_distribution(store: Store, sel: Selection) -> pd.DataFrame:
@@ -96,7 +97,7 @@ def ttft_distribution(store: Store, sel: Selection) -> pd.DataFrame:
 
 def kv_usage(store: Store, sel: Selection) -> pd.DataFrame:
     """GPU KV share held by running requests per pod (ts, pod, usage_ratio)."""
-    return run_query(store, "overview_kv_usage", **_window(store, sel))
+    return run_query(store, "overview_kv_usage", **window_params(store, sel))
 
 
 def capacity(store: Store, sel: Selection) -> pd.DataFrame:
@@ -106,12 +107,12 @@ def capacity(store: Store, sel: Selection) -> pd.DataFrame:
 
 def offload_traffic(store: Store, sel: Selection) -> pd.DataFrame:
     """Offload store/load bytes per second per pod (ts, pod, direction, bytes_per_s)."""
-    return run_query(store, "overview_offload_traffic", **_window(store, sel))
+    return run_query(store, "overview_offload_traffic", **window_params(store, sel))
 
 
 def tier_occupancy(store: Store, sel: Selection) -> pd.DataFrame:
     """KV bytes resident per offload tier and pod, where LMCache reports them (ts, pod, tier, resident_bytes)."""
-    return run_query(store, "overview_tier_occupancy", **_window(store, sel))
+    return run_query(store, "overview_tier_occupancy", **window_params(store, sel))
 
 
 def routing(store: Store, sel: Selection) -> pd.DataFrame:
@@ -120,7 +121,9 @@ def routing(store: Store, sel: Selection) -> pd.DataFrame:
     Cluster-wide on purpose: the router's split over every endpoint ignores the pod filter.
     """
     tr = sel.time_range
-    return run_query(store, "overview_routing", start=tr.start, end=tr.end, step=effective_window_s(store, tr))
+    return run_query(
+        store, "overview_routing", start=tr.start, end=tr.end, step=effective_window_s(store, tr)
+    )
 
 
 def annotations(store: Store, sel: Selection) -> pd.DataFrame:

@@ -79,8 +79,8 @@ def vllm_dialect(series: list[Series], naming: str) -> list[Series]:
 def epp_dialect(series: list[Series], naming: str) -> list[Series]:
     """The EPP's llm-d series as `naming` exports them: llm-d-router ≥ 0.9 emits old and new names."""
     renamed = [_gaie(s) for s in series]
-    if naming == "gaie":
-        return renamed
+    if naming == "gaie":  # GAIE has no llm-d-only families (predicted cached tokens)
+        return [s for s in renamed if not s.metric.startswith("llm_d_")]
     return series + [new for old, new in zip(series, renamed, strict=True) if new is not old]
 
 

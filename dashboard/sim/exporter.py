@@ -44,6 +44,7 @@ TTFT_BUCKETS = (
     2560.0,
 )  # vllm/v1/metrics/buckets.py
 PREFIX_RATIO_BUCKETS = tuple(round(0.1 * i, 1) for i in range(11))  # llm-d EPP: 0, 0.1 … 1
+TOKEN_BUCKETS = (0.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0)
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,15 @@ def pod_series(
         series.append(
             at_first_token("vllm:prompt_tokens_cached_by_source_total", cached[:, column], source=source)
         )
+    # NOTE: vLLM ≥ 0.32's three sources add up to the prompt; the simulator never preempts, and
+    # real vLLM exports the counter at 0 then too.
+    for source, tokens in (
+        ("local_compute", np.maximum(inp - cached.sum(axis=1), 0)),
+        ("local_cache_hit", cached[:, 0]),
+        ("external_kv_transfer", cached[:, 1:].sum(axis=1)),
+    ):
+        series.append(at_first_token("vllm:prompt_tokens_by_source_total", tokens, source=source))
+    series.append(at_first_token("vllm:num_preemptions_total", np.zeros(len(inp))))
     if len(config.tiers) > 1:
         series += _offload_series(at_first_token, trace, out, config, spec, mine)
     series += _ttft_histogram(out.ttft_s[mine], first_token, scrape_s, resets, base)
@@ -219,6 +229,13 @@ def _gauges(trace, out, config, spec, pod, scrape_s, base) -> list[Series]:
     rows = [
         Series("vllm:num_requests_running", base, in_flight(started, finish, ones, scrape_s)),
         Series("vllm:num_requests_waiting", base, in_flight(arrival, started, ones, scrape_s)),
+        # NOTE: the simulator's queue is always for KV capacity; nothing is deferred.
+        Series(
+            "vllm:num_requests_waiting_by_reason",
+            base | {"reason": "capacity"},
+            in_flight(arrival, started, ones, scrape_s),
+        ),
+        Series("vllm:num_requests_waiting_by_reason", base | {"reason": "deferred"}, np.zeros_like(scrape_s)),
         Series("vllm:kv_cache_usage_perc", base, usage),
     ]
     cpu = [t for t in config.tiers if t.name == "cpu"]
@@ -268,21 +285,32 @@ def epp_series(trace: Trace, out: ReplayOutcome, spec: ExportSpec, scrape_s: np.
         for p, name in enumerate(spec.pod_names)
     ]
     ratio = out.predicted_hit_ratio
-    name = "llm_d_epp_prefix_indexer_hit_ratio"
     labels = base | {"plugin_type": "prefix-cache-scorer", "plugin_name": "prefix-cache-scorer"}
-    for b in (*PREFIX_RATIO_BUCKETS, float("inf")):
-        rows.append(
-            Series(
-                f"{name}_bucket",
-                labels | {"le": le_label(b)},
-                counter(trace.arrival_s, (ratio <= b + 1e-12).astype(np.float64), scrape_s, none),
-            )
-        )
-    rows.append(Series(f"{name}_sum", labels, counter(trace.arrival_s, ratio, scrape_s, none)))
-    rows.append(
-        Series(f"{name}_count", labels, counter(trace.arrival_s, np.ones_like(ratio), scrape_s, none))
-    )
+    prompt = trace.input_tokens.astype(np.float64)
+    for name, values, bounds in (
+        ("llm_d_epp_prefix_indexer_hit_ratio", ratio, PREFIX_RATIO_BUCKETS),
+        # NOTE: the names llm-d's kv-cache dashboard reads for the predicted hit rate.
+        ("llm_d_epp_prefix_predicted_cached_tokens", ratio * prompt, TOKEN_BUCKETS),
+        ("llm_d_epp_prefix_prompt_tokens", prompt, TOKEN_BUCKETS),
+    ):
+        rows += _histogram_at(name, labels, values, bounds, trace.arrival_s, scrape_s)
     return epp_dialect(rows, spec.dialect.epp)
+
+
+def _histogram_at(name, labels, values, bounds, event_s, scrape_s) -> list[Series]:
+    """A never-reset histogram (buckets, _sum, _count) of values observed at event_s."""
+    none = np.zeros(0)
+    rows = [
+        Series(
+            f"{name}_bucket",
+            labels | {"le": le_label(b)},
+            counter(event_s, (values <= b + 1e-12).astype(np.float64), scrape_s, none),
+        )
+        for b in (*bounds, float("inf"))
+    ]
+    rows.append(Series(f"{name}_sum", labels, counter(event_s, values, scrape_s, none)))
+    rows.append(Series(f"{name}_count", labels, counter(event_s, np.ones_like(values), scrape_s, none)))
+    return rows
 
 
 def export_series(

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.core.config import default_db_path
-from dashboard.services import overview
+from dashboard.services import explain, overview
 from dashboard.services.app_store import open_app_store
 from dashboard.services.collector import (
     Collector,
@@ -87,7 +87,14 @@ def frame(path: str, name: str, sel: overview.Selection, newest: datetime | None
     Keyed on the newest sample: while no new sample arrives a re-render (another pod, back to a
     range seen before) reads the cache; a new sample makes a new key for the ranges it touches.
     """
-    return getattr(overview, name)(_open(path), sel)
+    service = explain if name in explain.FRAMES else overview
+    return getattr(service, name)(_open(path), sel)
+
+
+@st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
+def residency(path: str, sel: overview.Selection, newest: datetime | None) -> explain.Residency:
+    """Cached GPU block residency (keyed like frame)."""
+    return explain.block_residency(_open(path), sel)
 
 
 @st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)

