@@ -161,3 +161,9 @@ def test_committed_sample_has_one_restart_and_its_pod_counters_drop_there(sample
         .fetchall()
     )
     assert [d[0] for d in drops] == ["vllm-3"] and "vllm-3" in restarts.text.iloc[0]
+
+
+def test_committed_sample_is_what_kvscope_sample_writes_today(tmp_path):
+    write_sample(tmp_path, seed=0, hours=6)  # the command sample_data/README.md names
+    for name in FILES:
+        assert pq.read_table(tmp_path / name).equals(pq.read_table(SAMPLE_DATA_DIR / name)), name
