@@ -252,7 +252,7 @@ _SPECS = (
         HISTOGRAM,
         "s",
         "vllm-offload",
-        "vLLM ≥ 0.33 with the OffloadingConnector (recorded in 0.33.0)",
+        "vLLM with the OffloadingConnector (defined in 0.32.0's source, recorded in 0.33.0)",
         "seconds a synchronous offload-tier lookup took",
     ),
     MetricSpec(
