@@ -42,7 +42,7 @@ def legend_pods(frame: pd.DataFrame, column: str, weight: str, limit: int = LEGE
     return set(totals.index[:limit])
 
 
-def _figure(title: str, y_title: str, height: int = 360, x_title: str = "time (UTC)") -> go.Figure:
+def themed_figure(title: str, y_title: str, height: int = 360, x_title: str = "time (UTC)") -> go.Figure:
     """A themed figure; a title 'main — detail' shows detail as the subtitle (half-width charts)."""
     main, _, detail = title.partition(" — ")
     fig = go.Figure()
@@ -72,13 +72,46 @@ def _pod_line(fig: go.Figure, rows: pd.DataFrame, pod: str, y, hover: str, color
     )
 
 
+LABEL_MIN_GAP = 0.22  # of the time axis: closer labels go on the next row down
+LABEL_ROW_HEIGHT = 0.1  # of the plot height
+
+
+def label_rows(ts: list[pd.Timestamp], span_s: float) -> list[int]:
+    """A row per label so that labels closer than LABEL_MIN_GAP of the span never overlap."""
+    last_in_row: list[pd.Timestamp] = []
+    rows = []
+    for t in ts:
+        row = next(
+            (i for i, last in enumerate(last_in_row) if (t - last).total_seconds() >= LABEL_MIN_GAP * span_s),
+            len(last_in_row),
+        )
+        last_in_row[row : row + 1] = [t]
+        rows.append(row)
+    return rows
+
+
+def _time_span_s(fig: go.Figure, notes: pd.DataFrame) -> float:
+    xs = [
+        pd.Timestamp(x)
+        for trace in fig.data
+        if trace.x is not None and len(trace.x)
+        for x in (trace.x[0], trace.x[-1])
+    ]
+    xs += list(pd.to_datetime(notes.ts))
+    return max((max(xs) - min(xs)).total_seconds(), 1.0)
+
+
 def add_annotations(fig: go.Figure, notes: pd.DataFrame) -> go.Figure:
     """Dashed vertical lines with the event text for each annotation row (ts, kind, text)."""
-    for row in notes.itertuples():
+    if notes.empty:
+        return fig
+    notes = notes.sort_values("ts", kind="stable")
+    rows = label_rows(list(pd.to_datetime(notes.ts)), _time_span_s(fig, notes))
+    for row, level in zip(notes.itertuples(), rows, strict=True):
         fig.add_vline(x=row.ts, line={"dash": "dash", "color": "#6b7280", "width": 1})
         fig.add_annotation(
             x=row.ts,
-            y=1,
+            y=1 - LABEL_ROW_HEIGHT * level,
             yref="paper",
             text=row.kind,
             hovertext=row.text,
@@ -93,7 +126,7 @@ def add_annotations(fig: go.Figure, notes: pd.DataFrame) -> go.Figure:
 
 def hit_rate_chart(rates: pd.DataFrame, tier: str, all_pods: list[str], scope: str = "cluster") -> go.Figure:
     """Token-weighted hit rate of one tier over time: the selection's total bold, pods thin."""
-    fig = _figure(
+    fig = themed_figure(
         f"Prefix-cache hit rate, {TIER_LABELS.get(tier, tier)} — {scope}, token-weighted, %", "hit rate (%)"
     )
     sub = rates[rates.tier == tier]
@@ -148,7 +181,7 @@ def log_seconds_axis(fig: go.Figure, values: pd.Series) -> go.Figure:
 
 def ttft_quantile_chart(quantiles: pd.DataFrame, scope: str = "cluster") -> go.Figure:
     """TTFT p50/p90/p99 per window on a log axis; windows without requests are gaps."""
-    fig = _figure(f"Time to first token, {scope} — p50 / p90 / p99 per window", "TTFT (log scale)")
+    fig = themed_figure(f"Time to first token, {scope} — p50 / p90 / p99 per window", "TTFT (log scale)")
     for q, rows in quantiles.groupby("q", sort=True):
         label = f"p{q * 100:g}"
         fig.add_scatter(
@@ -166,7 +199,7 @@ def ttft_quantile_chart(quantiles: pd.DataFrame, scope: str = "cluster") -> go.F
 
 def ttft_distribution_chart(dist: pd.DataFrame, scope: str = "cluster") -> go.Figure:
     """Requests per TTFT histogram bucket over the range (vLLM's bucket bounds), labelled whole."""
-    fig = _figure(
+    fig = themed_figure(
         f"TTFT distribution, {scope} — requests per bucket over the selected range",
         "requests",
         height=400,
@@ -187,7 +220,7 @@ def ttft_distribution_chart(dist: pd.DataFrame, scope: str = "cluster") -> go.Fi
 
 def kv_usage_chart(usage: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """GPU KV blocks held by running requests, % of capacity (the working set, not residency)."""
-    fig = _figure("HBM KV held by running requests — per pod, % (kv_cache_usage_perc)", "in use (%)")
+    fig = themed_figure("HBM KV held by running requests — per pod, % (kv_cache_usage_perc)", "in use (%)")
     shown = legend_pods(usage, "pod", "usage_ratio") if len(usage) else set()
     for pod, rows in with_gaps(usage, "pod", "usage_ratio").groupby("pod", sort=True):
         _pod_line(
@@ -206,7 +239,7 @@ def kv_usage_chart(usage: pd.DataFrame, all_pods: list[str]) -> go.Figure:
 
 def capacity_chart(cap: pd.DataFrame) -> go.Figure:
     """Configured KV capacity per pod and tier, millions of tokens."""
-    fig = _figure(
+    fig = themed_figure(
         "Configured KV capacity per pod — M tokens", "capacity (M tokens)", height=300, x_title="pod"
     )
     fig.add_bar(
@@ -231,7 +264,7 @@ def capacity_chart(cap: pd.DataFrame) -> go.Figure:
 
 def offload_traffic_chart(traffic: pd.DataFrame, scope: str = "cluster") -> go.Figure:
     """Offload traffic of the selected pods: GPU→tier stores and tier→GPU loads, MB/s."""
-    fig = _figure(f"Offload traffic, {scope} total — MB/s", "MB/s")
+    fig = themed_figure(f"Offload traffic, {scope} total — MB/s", "MB/s")
     return _cluster_lines(
         fig,
         traffic,
@@ -247,7 +280,7 @@ def offload_traffic_chart(traffic: pd.DataFrame, scope: str = "cluster") -> go.F
 
 def tier_occupancy_chart(occupancy: pd.DataFrame, scope: str = "cluster") -> go.Figure:
     """KV bytes resident in the offload tiers, the selected pods' total per tier, GB, stacked."""
-    fig = _figure(f"Offload tier occupancy, {scope} total — LMCache, GB resident", "GB")
+    fig = themed_figure(f"Offload tier occupancy, {scope} total — LMCache, GB resident", "GB")
     return _cluster_lines(
         fig,
         occupancy,
@@ -293,7 +326,7 @@ def _cluster_lines(
 
 def routing_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """Share of scheduled requests per endpoint over time, stacked to 100%."""
-    fig = _figure(
+    fig = themed_figure(
         "EPP routing share per pod, cluster-wide — ignores the pod filter, % per window", "share (%)"
     )
     for endpoint, rows in routes.groupby("endpoint", sort=True):
@@ -313,7 +346,7 @@ def routing_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
 def routing_total_chart(routes: pd.DataFrame, all_pods: list[str]) -> go.Figure:
     """Requests per endpoint summed over the range."""
     totals = routes.groupby("endpoint", as_index=False)["num_requests"].sum()
-    fig = _figure(
+    fig = themed_figure(
         "Requests routed per pod, cluster-wide — over the range", "requests", height=300, x_title="pod"
     )
     fig.add_bar(

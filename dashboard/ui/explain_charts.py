@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard.services.overview import Selection
 from dashboard.ui import cached, widgets
-from dashboard.ui.theme import register_template
+from dashboard.ui.charts import themed_figure
 
 SOURCE_NAMES = {
     "local_compute": "computed",
@@ -30,10 +30,7 @@ SOURCE_COLORS = {
 
 
 def _lines(title: str, y_title: str, frame: pd.DataFrame, by: str, value: str, names=None, stack=False):
-    fig = go.Figure()
-    fig.update_layout(
-        template=register_template(), title=title, xaxis_title="time (UTC)", yaxis_title=y_title, height=340
-    )
+    fig = themed_figure(title, y_title, height=340)
     for key, rows in frame.groupby(by, sort=True):
         fig.add_scatter(
             x=rows.ts,
@@ -42,16 +39,18 @@ def _lines(title: str, y_title: str, frame: pd.DataFrame, by: str, value: str, n
             name=(names or {}).get(key, key),
             stackgroup="stack" if stack else None,
             line={"width": 2, "color": SOURCE_COLORS.get(key)},
+            connectgaps=False,
         )
+    fig.update_yaxes(rangemode="tozero")
     return fig
 
 
 def prompt_source_chart(frame: pd.DataFrame, kind: str, scope: str = "cluster") -> go.Figure:
     """Prompt tokens/s by source ('source') or cached tokens/s by tier ('tier'), stacked."""
     if kind == "source":
-        title = f"Prompt tokens by source, {scope} — tokens/s (computed / cache hit / transfer)"
+        title = f"Prompt tokens by source, {scope} — computed, local cache hit or transferred, tokens/s"
     else:
-        title = f"Cached prompt tokens by tier, {scope} — tokens/s"
+        title = f"Cached prompt tokens by tier, {scope} — the tier that supplied them, tokens/s"
     return _lines(title, "tokens/s", frame[frame.kind == kind], "source", "tokens_per_s", SOURCE_NAMES, True)
 
 
@@ -74,8 +73,8 @@ def render_waiting(path: str, sel: Selection, newest: datetime | None, notes: pd
     frame = cached.frame(path, "waiting", sel, newest)
     keys = ("num_requests_waiting_by_reason", "num_preemptions")
     fig = _lines(
-        f"Waiting requests by reason and preemptions, {sel.scope}",
-        "requests waiting · preemptions/s",
+        f"Waiting requests and preemptions, {sel.scope} — waiting by reason (requests), preemptions per s",
+        "requests · per s",
         frame,
         "series",
         "value",
@@ -87,7 +86,7 @@ def render_epp_predicted(path: str, sel: Selection, newest: datetime | None, not
     """The EPP's predicted prefix hit rate beside the engines' delivered one (cluster-wide by nature)."""
     frame = cached.frame(path, "epp_predicted", sel, newest)
     fig = _lines(
-        "Prefix hit rate: EPP predicted vs engines delivered, cluster-wide — token-weighted",
+        "EPP predicted vs delivered prefix hit rate, cluster-wide — token-weighted",
         "hit rate",
         frame,
         "series",
@@ -131,13 +130,17 @@ def render_connector_health(path: str, sel: Selection, newest: datetime | None, 
     left, right = st.columns(2)
     with left:
         fig = _lines(
-            f"Offload lookup delay, {sel.scope} mean — s", "s", frame[frame.unit == "s"], "series", "value"
+            f"Offload lookup delay, {sel.scope} — mean per lookup, s",
+            "s",
+            frame[frame.unit == "s"],
+            "series",
+            "value",
         )
         widgets.chart(fig, notes, missing, delay_keys, optional=True)
     with right:
         rates = frame[frame.unit == "per_s"]
         fig = _lines(
-            f"Connector events, {sel.scope}: failures, skips, LMCache lookups/stores/evictions — per s",
+            f"Connector events, {sel.scope} — failures, skips, LMCache lookups, stores, evictions per s",
             "per s",
             rates,
             "series",

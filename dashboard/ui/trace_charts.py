@@ -11,7 +11,7 @@ from dashboard.ui.theme import PALETTE, register_template
 HEIGHT = 320
 
 
-def _figure(title: str, x_title: str, y_title: str) -> go.Figure:
+def themed_figure(title: str, x_title: str, y_title: str) -> go.Figure:
     fig = go.Figure()
     fig.update_layout(
         template=register_template(),
@@ -27,7 +27,9 @@ def _figure(title: str, x_title: str, y_title: str) -> go.Figure:
 
 def arrival_chart(stats: TraceStats) -> go.Figure:
     """Requests per second over the trace, in bins of stats.rate_bin_s."""
-    fig = _figure(f"Arrival rate — requests/s, {stats.rate_bin_s:g} s bins", "trace time (s)", "requests/s")
+    fig = themed_figure(
+        f"Arrival rate — requests/s, {stats.rate_bin_s:g} s bins", "trace time (s)", "requests/s"
+    )
     fig.add_scatter(
         x=stats.rate_bin_start_s,
         y=stats.arrival_rate_per_s,
@@ -40,7 +42,7 @@ def arrival_chart(stats: TraceStats) -> go.Figure:
 
 def histogram_chart(hist: Histogram, title: str, x_title: str, y_title: str = "requests") -> go.Figure:
     """Counts per bin of a precomputed histogram, as touching bars."""
-    fig = _figure(title, x_title, y_title)
+    fig = themed_figure(title, x_title, y_title)
     centers = (hist.edges[:-1] + hist.edges[1:]) / 2
     fig.add_bar(
         x=centers,
@@ -56,7 +58,7 @@ def histogram_chart(hist: Histogram, title: str, x_title: str, y_title: str = "r
 
 def cdf_chart(dist: Cdf, title: str, x_title: str) -> go.Figure:
     """Fraction of values ≤ x (log x axis; zero values sit below its left edge)."""
-    fig = _figure(f"{title} ({dist.num_values:,} values)", x_title, "fraction ≤ x (%)")
+    fig = themed_figure(f"{title} ({dist.num_values:,} values)", x_title, "fraction ≤ x (%)")
     positive = dist.values > 0
     fig.add_scatter(
         x=dist.values[positive],
