@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard.services.overview import Selection
 from dashboard.ui import cached, charts, explain_charts, widgets
 from dashboard.ui import findings as findings_ui
+from dashboard.ui.observed_charts import render_observed
 
 st.header("Overview")
 path, bounds, controls = widgets.page_context()
@@ -126,6 +127,7 @@ def body() -> None:
     explain_charts.render_connector_health(path, p.sel, p.newest, p.notes)
     render_routing(p)
     explain_charts.render_epp_predicted(path, p.sel, p.newest, p.notes)
+    render_observed(path, p.sel, p.newest)
 
 
 body()

@@ -1,0 +1,47 @@
+"""The Overview's "Observed vs replayed" section: off until asked, then two charts and the verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.services.sample import load_sample
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("observed-ui") / "kvscope.duckdb"
+    load_sample(db)
+    return db
+
+
+def test_the_replay_runs_only_when_asked_and_then_shows_both_sides_and_what_the_gap_means(
+    monkeypatch, sample_db
+):
+    monkeypatch.setenv("KVSCOPE_DB", str(sample_db))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any("Replayed:" in c.value for c in at.caption)
+    at.toggle(key="overview_replay").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Replayed:")]
+    assert "requests routed as observed" in caption and "llama-3.1-8b on h100-sxm" in caption
+    verdicts = [m.value for m in at.markdown if m.value.startswith("- GPU hit rate")]
+    assert verdicts and "replay within" in verdicts[0]
+
+
+def test_a_link_with_the_replay_on_reopens_the_section_with_its_hardware(monkeypatch, sample_db):
+    monkeypatch.setenv("KVSCOPE_DB", str(sample_db))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update(overview_replay="true", overview_replay_hw="h20")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Replayed:")]
+    assert "on h20" in caption
+    verdicts = [m.value for m in at.markdown if m.value.startswith("- TTFT p99")]
+    assert verdicts and "over the observed" in verdicts[0]
