@@ -36,6 +36,17 @@ def chromium() -> str:
     return path
 
 
+DRAWN_JS = (
+    "!document.querySelector('[data-testid=stStatusWidget]') && "
+    "[...document.querySelectorAll('.js-plotly-plot')].every(p => p.querySelector('.main-svg .cartesianlayer, .main-svg .barlayer, .main-svg .treemaplayer, .main-svg .iciclelayer, .main-svg .pielayer'))"
+)
+
+
+def wait_until_drawn(page, timeout_ms: int = 60_000) -> None:
+    """A readiness poll before a picture: the script run has ended and every chart has its plot layer."""
+    page.wait_for_function(DRAWN_JS, timeout=timeout_ms)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -97,7 +108,7 @@ def test_overview_renders_charts_in_a_real_browser(app_url, artifacts_dir):
         page.goto(app_url, wait_until="domcontentloaded")
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
         page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 9", timeout=60_000)
-        page.wait_for_timeout(1500)  # NOTE: let the last charts finish drawing before the picture
+        wait_until_drawn(page)
         num_charts = page.locator(".js-plotly-plot").count()
         num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
         page.screenshot(path=str(artifacts_dir / "overview.png"), full_page=True)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.ui.test_browser import CHROMIUM_FLAGS, REPO, chromium, free_port, wait_for
+from tests.ui.test_browser import CHROMIUM_FLAGS, REPO, chromium, free_port, wait_for, wait_until_drawn
 from tests.ui.test_traces_page import SAMPLE, build_two_traces
 
 
@@ -65,7 +65,7 @@ def test_choosing_a_trace_writes_it_into_the_url_and_the_url_reopens_it(traces_u
         page.wait_for_function(  # the first metric is Requests
             f"document.querySelector('[data-testid=stMetricValue]')?.innerText === '{want}'", timeout=60_000
         )
-        page.wait_for_timeout(1500)  # NOTE: let the charts finish drawing before the picture
+        wait_until_drawn(page)
         shared = page.url
         num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
         page.screenshot(path=str(artifacts_dir / "traces.png"), full_page=True)
