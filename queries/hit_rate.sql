@@ -16,9 +16,11 @@
 --   $lmcache_hits VARCHAR[]  catalog:lmcache_hit_tokens
 --   $lmcache_queries VARCHAR[]  catalog:lmcache_requested_tokens
 --   $pods VARCHAR[]  optional: only these pods (NULL = every pod)
+-- NaN and ±Inf samples are stored as sent but left out of every increase (window_increases pairs
+-- the finite samples around them); num_skipped counts them, per window, so a chart can say so.
 -- Grain: one row per ts × pod × tier ('*' = cluster); windows with no queries are left out.
 -- Columns: ts TIMESTAMP, pod VARCHAR, tier VARCHAR, hit_rate DOUBLE, hit_tokens DOUBLE,
---          query_tokens DOUBLE
+--          query_tokens DOUBLE, num_skipped BIGINT
 WITH increases AS (
     SELECT ts, pod, 'gpu' AS tier, increase AS hits, 0.0 AS queries
     FROM window_increases($gpu_hits, $start, $end, $step)
@@ -51,8 +53,48 @@ combined AS (
     SELECT * FROM per_pod
     UNION ALL
     SELECT * FROM cluster
+),
+name_lists AS (
+    -- Each list's variants with their rank, as window_increases reads them (one per pod).
+    SELECT 'gpu' AS tier, 1 AS list_id, unnest($gpu_hits) AS metric, generate_subscripts($gpu_hits, 1) AS name_rank
+    UNION ALL SELECT 'gpu', 2, unnest($gpu_queries), generate_subscripts($gpu_queries, 1)
+    UNION ALL SELECT 'offload', 3, unnest($offload_hits), generate_subscripts($offload_hits, 1)
+    UNION ALL SELECT 'offload', 4, unnest($offload_queries), generate_subscripts($offload_queries, 1)
+    UNION ALL SELECT 'lmcache', 5, unnest($lmcache_hits), generate_subscripts($lmcache_hits, 1)
+    UNION ALL SELECT 'lmcache', 6, unnest($lmcache_queries), generate_subscripts($lmcache_queries, 1)
+),
+candidates AS (
+    SELECT s.series_id, s.pod, n.tier, n.list_id, n.name_rank
+    FROM series s
+    JOIN name_lists n USING (metric)
+    WHERE ($pod IS NULL OR s.pod = $pod) AND (CAST($pods AS VARCHAR[]) IS NULL OR list_contains($pods, s.pod))
+),
+chosen AS (
+    SELECT * FROM candidates
+    QUALIFY name_rank = min(name_rank) OVER (PARTITION BY pod, list_id)
+),
+skipped_points AS (
+    SELECT c.pod, c.tier,
+           CAST(ceil((epoch_us(x.ts) - epoch_us($start)) / ($step * 1e6)) AS BIGINT) AS k
+    FROM samples x
+    JOIN chosen c USING (series_id)
+    WHERE NOT isfinite(x.value)
+      AND x.ts > $start - to_microseconds(CAST($step * 1e6 AS BIGINT))
+      AND x.ts <= $end
+),
+skipped_per_pod AS (
+    SELECT $start + to_microseconds(CAST(k * $step * 1e6 AS BIGINT)) AS ts, pod, tier, count(*) AS num_skipped
+    FROM skipped_points
+    GROUP BY k, pod, tier
+),
+skipped AS (
+    SELECT * FROM skipped_per_pod
+    UNION ALL
+    SELECT ts, '*', tier, sum(num_skipped) FROM skipped_per_pod WHERE $pod IS NULL GROUP BY ts, tier
 )
-SELECT ts, pod, tier, hit_tokens / query_tokens AS hit_rate, hit_tokens, query_tokens
-FROM combined
-WHERE query_tokens > 0
-ORDER BY ts, tier, pod
+SELECT c.ts, c.pod, c.tier, c.hit_tokens / c.query_tokens AS hit_rate, c.hit_tokens, c.query_tokens,
+       CAST(coalesce(k.num_skipped, 0) AS BIGINT) AS num_skipped
+FROM combined c
+LEFT JOIN skipped k ON k.ts = c.ts AND k.pod IS NOT DISTINCT FROM c.pod AND k.tier = c.tier
+WHERE c.query_tokens > 0
+ORDER BY c.ts, c.tier, c.pod

@@ -29,7 +29,6 @@ RANKS = {
 ONLY_IN = {
     "streamlit": {"ui", "app_pages", "app"},
     "duckdb": {"store"},
-    "prometheus_api_client": {"ingest"},
     "requests": {"ingest"},
     "urllib3": {"ingest"},
     "http": {"ingest"},

@@ -1,4 +1,4 @@
-"""Pull raw samples from a PromQL-compatible HTTP API with prometheus-api-client.
+"""Pull raw samples from a PromQL-compatible HTTP API (its standard /api/v1 endpoints).
 
 Raw samples, not a re-sampled range query: an instant query of `selector[W]` at a chunk's end
 returns every sample with its own timestamp, so the store's windowed rates are Prometheus's.
@@ -13,18 +13,20 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import requests
-from prometheus_api_client import PrometheusApiClientException, PrometheusConnect
 from urllib3.util.retry import Retry
 
 from dashboard.core import catalog
 from dashboard.ingest.config import PrometheusConfig
+from dashboard.ingest.http_client import Answer, HttpClient, redact_url
 
 log = logging.getLogger(__name__)
 
 MAX_POINTS_PER_SERIES = 11_000  # Prometheus's per-query resolution limit
 MIN_SCRAPE_INTERVAL_S = 1.0  # NOTE: chunks are sized so even a 1 s scrape stays under the limit
 DEFAULT_CHUNK_S = 3600.0
+ANSWER_DEADLINE_S = 300.0  # a whole answer, however it trickles (per-read waits are timeout_s)
+MAX_ANSWER_BYTES = 1 << 30  # NOTE: an hour of 8 pods is ~20 MB; this bounds a broken answer
+MAX_LABELS_BYTES = 64 << 20
 _MATCHER = re.compile(r"^([a-zA-Z_][a-zA-Z0-9_]*)(=~|!~|!=|=)(.*)$")
 
 
@@ -74,83 +76,75 @@ def plan_chunks(start_s: float, end_s: float, chunk_s: float = DEFAULT_CHUNK_S) 
 
 @dataclass(frozen=True)
 class Client:
-    """prometheus-api-client for the API's small answers; its session for bulk sample bodies.
+    """One Prometheus API: its base URL and the HTTP client carrying auth, TLS and retries."""
 
-    The session carries the auth headers, TLS settings and the library's retry adapter, so both
-    paths authenticate, verify and retry alike.
-    """
-
-    api: PrometheusConnect
-    session: requests.Session
+    http: HttpClient
     url: str
     timeout_s: float
 
 
 def connect(config: PrometheusConfig) -> Client:
     """A client with the config's auth, TLS settings, timeout and retries with backoff."""
-    session = requests.Session()
-    session.verify = config.ca_bundle or config.verify_tls
-    if config.token:
-        session.headers["Authorization"] = f"Bearer {config.token}"
-    if config.username:
-        session.auth = (config.username, config.password)
+    # NOTE: a 5xx that outlasts the retries is answered, not raised, so its status can be named.
     retry = Retry(
         total=3,
         backoff_factor=0.5,
         status_forcelist=(429, 500, 502, 503, 504),
         allowed_methods=("GET", "POST"),
+        raise_on_status=False,
     )
-    api = PrometheusConnect(
-        url=config.url,
-        disable_ssl=not config.verify_tls,
-        retry=retry,
-        session=session,
-        timeout=config.timeout_s,
-    )
-    return Client(api=api, session=session, url=api.url, timeout_s=config.timeout_s)
+    return Client(HttpClient(config.http_settings(), retry=retry), config.url.rstrip("/"), config.timeout_s)
 
 
 def present_names(client: Client, names: list[str], start_s: float, end_s: float) -> list[str]:
     """The names among `names` with samples in [start, end] (so queries select only those)."""
+    url = f"{client.url}/api/v1/label/__name__/values"
+    answer = _get(client, url, {"start": start_s, "end": end_s}, MAX_LABELS_BYTES)
     try:
-        known = set(client.api.get_label_values("__name__", params={"start": start_s, "end": end_s}))
-    except PrometheusApiClientException as exc:
-        raise ConnectionError(
-            f"Prometheus at {client.url} refused the metric-name lookup: {_short(exc)}"
-        ) from None
-    except requests.RequestException as exc:
-        raise ConnectionError(f"Prometheus at {client.url} is unreachable: {type(exc).__name__}") from None
-    return [n for n in names if n in known]
+        parsed = json.loads(answer.body)
+        known = parsed["data"] if parsed.get("status") == "success" else None
+    except (ValueError, AttributeError, KeyError):
+        known = None
+    if not isinstance(known, list):
+        raise ValueError(f"{_where(url)} sent {_kind(answer)}: not a Prometheus API answer")
+    present = set(known)
+    return [n for n in names if n in present]
 
 
 def fetch_chunk(client: Client, sel: str, chunk: Chunk) -> bytes:
     """The raw JSON answer of the chunk's raw-sample query, unparsed (the store parses it)."""
     window_ms = max(int(round((chunk.end_s - chunk.start_s) * 1000)), 1)
     params = {"query": f"{sel}[{window_ms}ms]", "time": chunk.end_s}
-    try:
-        response = client.session.get(f"{client.url}/api/v1/query", params=params, timeout=client.timeout_s)
-    except requests.RequestException as exc:
-        raise ConnectionError(f"Prometheus at {client.url} is unreachable: {type(exc).__name__}") from None
-    if response.status_code != 200:
-        raise ConnectionError(
-            f"Prometheus at {client.url} refused the query: HTTP {response.status_code} "
-            f"{_error_text(response)}"
-        )
-    return response.content
+    return _get(client, f"{client.url}/api/v1/query", params, MAX_ANSWER_BYTES).body
 
 
-def _error_text(response: requests.Response) -> str:
-    """The API's `error` field when the body is its JSON error object, else the body's start."""
-    try:
-        return str(json.loads(response.content).get("error", ""))[:200]
-    except (ValueError, AttributeError):
-        return response.text[:200]
+def _get(client: Client, url: str, params: dict, max_bytes: int) -> Answer:
+    """GET an API endpoint; ConnectionError naming the status and the (redacted) URL unless 200."""
+    answer = client.http.get(
+        url,
+        what="Prometheus",
+        params=params,
+        timeout_s=client.timeout_s,
+        deadline_s=max(ANSWER_DEADLINE_S, client.timeout_s),
+        max_bytes=max_bytes,
+    )
+    if answer.status != 200:
+        error = client.http.api_error(answer, url)
+        detail = f": {error}" if error else f" ({_kind(answer)}: not a Prometheus API answer)"
+        raise ConnectionError(f"{_where(url)} answered HTTP {answer.status}{detail}")
+    return answer
+
+
+def _where(url: str) -> str:
+    return f"Prometheus at {redact_url(url)}"
+
+
+def _kind(answer: Answer) -> str:
+    """What the body looks like, without quoting it (it may hold anything)."""
+    kind = answer.content_type.split(";")[0].strip() or "no content type"
+    return f"{len(answer.body):,} bytes of {kind}"
 
 
 def now_s() -> float:
     """Wall-clock epoch seconds (ingest, unlike the engine, may read the clock)."""
     return datetime.now(tz=UTC).timestamp()
-
-
-def _short(exc: Exception) -> str:
-    return str(exc).splitlines()[0][:200]

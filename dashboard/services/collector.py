@@ -8,6 +8,7 @@ writer (its writes take the store's write lock), so run it inside the app or as
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -17,7 +18,8 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from dashboard.ingest import prometheus, scrape
-from dashboard.ingest.config import PrometheusConfig, load_config
+from dashboard.ingest.config import PrometheusConfig, ScrapeConfig, load_config, load_scrape_config
+from dashboard.ingest.http_client import HttpClient, redact, redact_url, url_secrets
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import write_query_results, write_samples
@@ -29,6 +31,17 @@ log = logging.getLogger(__name__)
 # else on it); a 6 h pull on 2 cores takes less than fetching its chunks one at a time.
 PREFETCH_CHUNKS = 2
 RESUME_OVERLAP_S = 60.0  # re-read the last minute: late samples land, duplicates are ignored
+MAX_BACKOFF_FACTOR = 16  # after failures in a row the thread waits up to 16 intervals …
+MAX_BACKOFF_S = 300.0  # … and never more than 5 minutes
+MAX_ERROR_CHARS = 600
+
+
+class PartialPullError(ConnectionError):
+    """Some scrape targets failed; the others' samples were stored (num_stored of them)."""
+
+    def __init__(self, message: str, num_stored: int):
+        super().__init__(message)
+        self.num_stored = num_stored
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,8 @@ class CollectorState:
     last_sample_ts: datetime | None = None
     num_stored: int = 0
     last_error: str | None = None
+    num_failures: int = 0  # pulls in a row that stored nothing because of an error
+    retry_in_s: float | None = None  # the wait before the next pull, after a failure
 
     def lag_s(self, now: datetime) -> float | None:
         """Seconds between now (naive UTC) and the newest stored sample."""
@@ -55,12 +70,20 @@ class Collector:
         *,
         prometheus_config: PrometheusConfig | None = None,
         targets: tuple[scrape.Target, ...] = (),
+        scrape_config: ScrapeConfig | None = None,
         since_s: float = 3600.0,
         interval_s: float = 15.0,
     ):
         if (prometheus_config is None) == (not targets):
             raise ValueError("give either a Prometheus URL or scrape targets, not both or neither")
         self.store, self.config, self.targets = store, prometheus_config, targets
+        self.scrape_config = scrape_config or ScrapeConfig()
+        if self.scrape_config.http.token and any(url_secrets(t.url) for t in targets):
+            raise ValueError("a bearer token and a user:pass@ target URL both set credentials; give one")
+        http = prometheus_config.http_settings() if prometheus_config else self.scrape_config.http
+        self._secrets = http.secrets() + tuple(s for t in targets for s in url_secrets(t.url))
+        if prometheus_config:
+            self._secrets += url_secrets(prometheus_config.url)
         self.since_s, self.interval_s = since_s, interval_s
         self._names = prometheus.catalog_series_names()
         self._state = CollectorState()
@@ -74,21 +97,34 @@ class Collector:
             return self._state
 
     def pull_once(self, now_s: float | None = None) -> int:
-        """One pull (or one round of scrapes); returns new samples stored. Errors are recorded, then raised."""
+        """One pull (or one round of scrapes); returns new samples stored. Errors are recorded, then
+        raised: PartialPullError when some targets failed and the others' samples were stored."""
         now_s = prometheus.now_s() if now_s is None else now_s
         try:
             stored = self._pull_prometheus(now_s) if self.config else self._scrape_all(now_s)
-        except (ConnectionError, ValueError) as exc:
-            self._update(last_error=str(exc), last_pull_at=_utc(now_s))
+        except PartialPullError as exc:
+            self._record_success(now_s, exc.num_stored, error=self.describe(exc))
             raise
+        except Exception as exc:
+            self._update(last_error=self.describe(exc), last_pull_at=_utc(now_s))
+            raise
+        self._record_success(now_s, stored, error=None)
+        return stored
+
+    def describe(self, exc: BaseException) -> str:
+        """One line for a pull's error, without this collector's credentials (tokens, passwords,
+        URL userinfo); an unexpected exception type is named."""
+        text = str(exc) if isinstance(exc, (ConnectionError, ValueError)) else f"{type(exc).__name__}: {exc}"
+        return redact(" ".join(text.split()), self._secrets)[:MAX_ERROR_CHARS]
+
+    def _record_success(self, now_s: float, stored: int, error: str | None) -> None:
         last = run_query(self.store, "ingest_last_ts", names=self._names).iloc[0].last_ts
         self._update(
-            last_error=None,
+            last_error=error,
             last_pull_at=_utc(now_s),
             num_stored=self.state().num_stored + stored,
             last_sample_ts=None if pd.isna(last) else pd.Timestamp(last).to_pydatetime(),
         )
-        return stored
 
     def start(self) -> None:
         """Run pull_once every interval_s in a daemon thread until stop()."""
@@ -105,12 +141,29 @@ class Collector:
         self._update(is_running=False)
 
     def _loop(self) -> None:
+        """Pull every interval; after a pull that stored nothing, back off (doubling, capped).
+
+        NOTE: every exception of a pull is caught here: the thread is the app's only writer and
+        must outlive any answer, and its error is in the state the sidebar shows (never only a log).
+        """
         while not self._stop.is_set():
             try:
                 self.pull_once()
-            except (ConnectionError, ValueError) as exc:
-                log.warning("collector: %s", exc)  # recorded in the state; retried next interval
-            self._stop.wait(self.interval_s)
+                self._update(num_failures=0, retry_in_s=None)
+            except PartialPullError:
+                self._update(num_failures=0, retry_in_s=None)  # some targets answered: no backoff
+                log.warning("collector: %s", self.state().last_error)
+            except Exception:  # noqa: BLE001 (recorded in the state by pull_once, logged below)
+                self._back_off()
+            self._stop.wait(self.state().retry_in_s or self.interval_s)
+
+    def _back_off(self) -> None:
+        """After a pull that stored nothing: wait longer each time (doubling, capped)."""
+        failures = self.state().num_failures + 1
+        wait_s = min(self.interval_s * min(2 ** (failures - 1), MAX_BACKOFF_FACTOR), MAX_BACKOFF_S)
+        wait_s = max(wait_s, self.interval_s)
+        self._update(num_failures=failures, retry_in_s=wait_s)
+        log.warning("collector: %s (retrying in %.0f s)", self.state().last_error, wait_s)
 
     def _pull_prometheus(self, now_s: float) -> int:
         last = run_query(self.store, "ingest_last_ts", names=self._names).iloc[0].last_ts
@@ -140,7 +193,8 @@ class Collector:
                     queued.append(fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[num_submitted]))
                     num_submitted += 1
                 group = range(first, min(first + PREFETCH_CHUNKS, len(chunks)))
-                answers = [(queued.popleft().result(), f"{self.config.url} (chunk {i + 1})") for i in group]
+                where = redact_url(self.config.url)
+                answers = [(queued.popleft().result(), f"{where} (chunk {i + 1})") for i in group]
                 stored += write_query_results(self.store, answers)
         finally:
             # NOTE: after a failed chunk the queued queries would only wait out their retries.
@@ -148,11 +202,29 @@ class Collector:
         return stored
 
     def _scrape_all(self, now_s: float) -> int:
+        """Scrape every target, store what answered; PartialPullError naming the ones that did not."""
         ts = _utc(now_s)
-        frames = [scrape.scrape(t, ts) for t in self.targets]
-        batch = pd.concat(frames, ignore_index=True)
-        batch = batch[batch.metric.isin(self._names)]
-        return write_samples(self.store, batch, where="scrape")
+        client = HttpClient(self.scrape_config.http)
+        try:
+            results = scrape.scrape_all(client, self.targets, ts, self.scrape_config)
+        finally:
+            client.close()
+        frames = [r.samples for r in results if r.samples is not None]
+        errors = [r.error for r in results if r.error is not None]
+        stored = 0
+        if frames:
+            batch = pd.concat(frames, ignore_index=True)
+            stored = write_samples(self.store, batch[batch.metric.isin(self._names)], where="scrape")
+        if errors and frames:
+            num_ok = len(frames)
+            raise PartialPullError(
+                f"{'; '.join(errors)} (stored {stored:,} new samples from the other "
+                f"{num_ok} target{'s' if num_ok > 1 else ''})",
+                stored,
+            )
+        if errors:
+            raise ConnectionError("; ".join(errors))
+        return stored
 
     def _update(self, **changes) -> None:
         with self._lock:
@@ -175,6 +247,14 @@ def parse_duration(text: str) -> float:
         raise ValueError(f"duration {text!r}: expected e.g. 30s, 5m, 6h") from None
 
 
+def parse_positive_duration(text: str, flag: str) -> float:
+    """parse_duration, refusing zero, negative and non-finite durations with the flag's name."""
+    seconds = parse_duration(text)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{flag} {text!r}: must be a positive duration, e.g. 15s")
+    return seconds
+
+
 SCRAPE_ENV = "KVSCOPE_SCRAPE"
 
 
@@ -184,10 +264,14 @@ def live_source_configured(env: dict[str, str]) -> bool:
 
 
 def collector_from_environment(store: Store, env: dict[str, str]) -> Collector:
-    """The app's collector: $KVSCOPE_PROMETHEUS_URL (+ token etc.) or $KVSCOPE_SCRAPE targets."""
-    interval_s = parse_duration(env.get("KVSCOPE_COLLECT_INTERVAL", "15s"))
-    since_s = parse_duration(env.get("KVSCOPE_COLLECT_SINCE", "1h"))
+    """The app's collector: $KVSCOPE_PROMETHEUS_URL (+ token etc.) or $KVSCOPE_SCRAPE targets
+    (+ $KVSCOPE_SCRAPE_TOKEN_FILE, _CA_BUNDLE, _INSECURE_SKIP_VERIFY)."""
+    interval_s = parse_positive_duration(
+        env.get("KVSCOPE_COLLECT_INTERVAL", "15s"), "KVSCOPE_COLLECT_INTERVAL"
+    )
+    since_s = parse_positive_duration(env.get("KVSCOPE_COLLECT_SINCE", "1h"), "KVSCOPE_COLLECT_SINCE")
     if env.get(SCRAPE_ENV):
         targets = tuple(scrape.parse_target(t) for t in env[SCRAPE_ENV].split(",") if t.strip())
-        return Collector(store, targets=targets, since_s=since_s, interval_s=interval_s)
+        config = load_scrape_config(env=env)
+        return Collector(store, targets=targets, scrape_config=config, since_s=since_s, interval_s=interval_s)
     return Collector(store, prometheus_config=load_config(env=env), since_s=since_s, interval_s=interval_s)

@@ -85,9 +85,10 @@ def _read_answer(cur, body: bytes, where: str) -> SeriesSamples:
         path.write_bytes(text)
         try:
             execute_write(cur, "query_result_read", path=str(path))
-        except duckdb.Error as exc:
+        except duckdb.Error:
+            # NOTE: DuckDB's message quotes the body, which may echo anything (a credential too).
             raise ValueError(
-                f"{where}: not a Prometheus query answer: {str(exc).splitlines()[0][:200]}"
+                f"{where}: not a Prometheus API answer (expected a JSON matrix of samples)"
             ) from None
     execute_write(cur, "query_result_series")
     series = cur.fetchall()  # a few hundred rows: (idx, metric, labels as a dict)
@@ -135,11 +136,10 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
             }
         ),
     )
-    # NOTE: only a batch with two series of one key can repeat a (series, ts), so only then does
-    # the insert pay for deduplicating (a hash aggregate over the whole batch).
-    execute_write(
-        cur, "samples_insert", lo=ts.min().item(), hi=ts.max().item(), shares_keys=len(set(keys)) < len(keys)
-    )
+    # NOTE: only a batch with two series of one key, or a series repeating a timestamp, can repeat
+    # a (series, ts), so only then does the insert pay for deduplicating (a hash aggregate).
+    may_repeat = len(set(keys)) < len(keys) or _may_repeat_timestamps(batch.series, ts)
+    execute_write(cur, "samples_insert", lo=ts.min().item(), hi=ts.max().item(), shares_keys=may_repeat)
     return cur.fetchall()[0][0]  # the INSERT's row count
 
 
@@ -156,9 +156,25 @@ def _series_ids(cur, num_series: int) -> np.ndarray:
     return ids
 
 
+def _may_repeat_timestamps(series: np.ndarray, ts: np.ndarray) -> bool:
+    """False when the points run series by series with rising timestamps (a Prometheus answer),
+    so no (series, ts) can repeat; True otherwise (a page repeating a series, unordered rows)."""
+    if len(series) < 2:
+        return False
+    same = series[1:] == series[:-1]
+    return bool(np.any(series[1:] < series[:-1]) or np.any(same & (ts[1:] <= ts[:-1])))
+
+
 def _series_key(metric: str, sorted_labels: list[tuple[str, str]]) -> str:
-    """`metric{k=v,…}` with the `k=v` texts sorted: one series whatever the labels' order."""
-    return metric + "{" + ",".join(sorted(f"{k}={v}" for k, v in sorted_labels)) + "}"
+    """`"metric"{"k":"v",…}`, every text quoted with `\\` and `"` escaped, labels sorted by name:
+    one key per series whatever the labels' order, and no two label sets share one (a value
+    holding `,` or `=` cannot pass for another label). queries/schema/007_series_keys.sql
+    rewrites keys stored in the earlier `metric{k=v,…}` form to this one, in SQL."""
+    return _quoted(metric) + "{" + ",".join(f"{_quoted(k)}:{_quoted(v)}" for k, v in sorted_labels) + "}"
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def write_requests(store: Store, requests: pa.Table | pd.DataFrame, where: str = "requests") -> int:

@@ -14,6 +14,7 @@ from dashboard.ui import cached
 PRESETS_S = {"last 15 min": 900, "last 1 h": 3600, "last 6 h": 6 * 3600, "last 24 h": 86400}
 REFRESH_S = {"off": None, "5 s": 5, "15 s": 15, "30 s": 30}
 LIVE_DEFAULT_REFRESH = "15 s"
+STATUS_REFRESH_S = 5  # the collector line refreshes itself this often, auto-refresh or not
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,18 @@ def collector_text(now: datetime) -> tuple[str, str | None]:
         f"Collector: last pull {pulled} · lag {'—' if lag is None else f'{lag:.0f} s'} · "
         f"{state.num_stored:,} samples stored"
     )
-    return line, (f"Collector: {state.last_error} — showing stored data" if state.last_error else None)
+    if not state.last_error:
+        return line, None
+    retry = f" · retrying in {state.retry_in_s:.0f} s" if state.retry_in_s else ""
+    return line, f"Collector: {state.last_error}{retry} — showing stored data"
 
 
 def _collector_line(refresh_s: int | None) -> None:
-    @st.fragment(run_every=refresh_s if cached.is_live() else None)
+    # NOTE: with auto-refresh off the charts stay put, but the collector's line still refreshes, so
+    # an error of the collector thread shows without a reload.
+    every_s = min(refresh_s or STATUS_REFRESH_S, STATUS_REFRESH_S)
+
+    @st.fragment(run_every=every_s if cached.is_live() else None)
     def line() -> None:
         text, error = collector_text(datetime.now(tz=UTC).replace(tzinfo=None))
         st.caption(text)

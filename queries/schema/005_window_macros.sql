@@ -10,6 +10,7 @@
 --     Prometheus's increase() without its extrapolation (which cancels in every ratio we show).
 -- Columns: ts TIMESTAMP, series_id BIGINT, metric VARCHAR, pod VARCHAR, labels MAP, le DOUBLE,
 --          increase DOUBLE, num_samples BIGINT.
+-- NOTE: 008_window_finite redefines window_increases to leave NaN and ±Inf samples out.
 CREATE OR REPLACE MACRO window_increases(names, t_start, t_end, step_s) AS TABLE
 WITH candidates AS (
     SELECT series_id, metric, pod, labels, le, list_position(names, metric) AS name_rank

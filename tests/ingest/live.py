@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -124,10 +125,11 @@ class PrometheusServer:
     scrape_interval: str = "1s"
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
+    tls: tuple[Path, Path, Path] | None = None  # (server cert, server key, CA): serve HTTPS
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def write_config(self) -> Path:
         jobs = "\n".join(
@@ -143,12 +145,22 @@ class PrometheusServer:
 
     def start(self) -> None:
         config = self.write_config()
+        web = []
+        context = None
+        if self.tls:
+            web_config = self.data_dir / "web.yml"
+            web_config.write_text(
+                f"tls_server_config:\n  cert_file: {self.tls[0]}\n  key_file: {self.tls[1]}\n"
+            )
+            web = [f"--web.config.file={web_config}"]
+            context = ssl.create_default_context(cafile=str(self.tls[2]))
         self.proc = subprocess.Popen(
             [
                 prometheus_binary(),
                 f"--config.file={config}",
                 f"--storage.tsdb.path={self.data_dir / 'tsdb'}",
                 f"--web.listen-address=127.0.0.1:{self.port}",
+                *web,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -156,7 +168,7 @@ class PrometheusServer:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
-                with urllib.request.urlopen(self.url + "/-/ready", timeout=1) as r:
+                with urllib.request.urlopen(self.url + "/-/ready", timeout=1, context=context) as r:
                     if r.status == 200:
                         return
             except OSError:
@@ -167,7 +179,8 @@ class PrometheusServer:
         """Fewest samples this server holds of any target's query counter over the last `window`."""
         qs = urllib.parse.urlencode({"query": f"count_over_time(vllm:prefix_cache_queries_total[{window}])"})
         try:
-            with urllib.request.urlopen(f"{self.url}/api/v1/query?{qs}", timeout=5) as resp:
+            context = ssl.create_default_context(cafile=str(self.tls[2])) if self.tls else None
+            with urllib.request.urlopen(f"{self.url}/api/v1/query?{qs}", timeout=5, context=context) as resp:
                 result = json.load(resp)["data"]["result"]
         except OSError:
             return 0

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from pathlib import Path
 
+import duckdb
 import pandas as pd
+
+from dashboard.store.db import Store, migration_files
 
 T0 = datetime(2026, 1, 1)
 SCRAPE_S = 15
@@ -23,3 +27,19 @@ def counter_rows(metric: str, labels: dict[str, str], values: list[float], first
 def frame(rows: list[tuple]) -> pd.DataFrame:
     """Rows of (ts, metric, labels, value) as the frame write_samples takes."""
     return pd.DataFrame(rows, columns=["ts", "metric", "labels", "value"])
+
+
+def store_at_version(path: Path, last_version: int) -> Store:
+    """A store with only the migrations up to last_version applied, as an older kvscope left it."""
+    store = Store(path=path, connection=duckdb.connect(str(path)))
+    cur = store.cursor()
+    cur.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
+        " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+    )
+    for file in migration_files():
+        version = int(file.name[:3])
+        if version <= last_version:
+            cur.execute(file.read_text())
+            cur.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, file.stem])
+    return store

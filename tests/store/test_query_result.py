@@ -84,9 +84,9 @@ def test_a_body_that_is_not_an_answer_is_refused_and_changes_nothing(store, answ
     write_query_result(
         store, answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"]]})
     )
-    with pytest.raises(ValueError, match="prom-test: not a Prometheus query answer"):
+    with pytest.raises(ValueError, match="prom-test: not a Prometheus API answer"):
         write_query_result(store, answer({"metric": {}, "values": [[1, "x"]]}), where="prom-test")
-    with pytest.raises(ValueError, match="not a Prometheus query answer"):
+    with pytest.raises(ValueError, match="not a Prometheus API answer"):
         write_query_result(store, b"<html>proxy error</html>")
     assert len(rows(store)) == 1
 
@@ -111,7 +111,7 @@ def test_answers_written_together_are_one_transaction(store, answer):
     first = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"], [T + 15, "2"]]})
     second = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 30, "3"]]})
     assert write_query_results(store, [(first, "chunk 1"), (second, "chunk 2")]) == 3
-    with pytest.raises(ValueError, match="chunk 4: not a Prometheus query answer"):
+    with pytest.raises(ValueError, match="chunk 4: not a Prometheus API answer"):
         write_query_results(
             store,
             [

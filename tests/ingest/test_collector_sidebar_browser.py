@@ -1,0 +1,60 @@
+"""In a real browser, the sidebar shows the in-app collector's error without a reload, even with
+auto-refresh off (issue 14, item 1)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.ingest.bad_servers import GOOD_PAGE, BadServer, send
+from tests.ingest.live import free_port
+from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, wait_for
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def live_app(tmp_path):
+    """Streamlit with its own collector scraping one target the test can break."""
+    server = BadServer({"/metrics": send(GOOD_PAGE)})
+    port = free_port()
+    env = {
+        **os.environ,
+        "KVSCOPE_DB": str(tmp_path / "live.duckdb"),
+        "KVSCOPE_SCRAPE": f"pod-a={server.url('/metrics')}",
+        "KVSCOPE_COLLECT_INTERVAL": "1s",
+    }
+    env.pop("KVSCOPE_PROMETHEUS_URL", None)
+    cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"), "--server.address",
+           "127.0.0.1", "--server.port", str(port), "--server.headless", "true"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/_stcore/health")
+        yield f"http://127.0.0.1:{port}", server
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        server.stop()
+
+
+def test_the_sidebar_shows_a_collector_error_without_a_reload(live_app):
+    from playwright.sync_api import sync_playwright
+
+    url, server = live_app
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(url + "/?sidebar_refresh=off", wait_until="domcontentloaded")
+        sidebar = page.locator("[data-testid='stSidebar']")
+        sidebar.get_by_text("Collector: last pull", exact=False).first.wait_for(timeout=60_000)
+        assert sidebar.get_by_text("answered HTTP 500", exact=False).count() == 0
+        server.set("/metrics", send("boom\n", 500, "text/plain"))  # the page is not reloaded after this
+        error = sidebar.get_by_text("answered HTTP 500", exact=False).first
+        error.wait_for(timeout=30_000)
+        text = error.inner_text()
+        browser.close()
+    assert f"scrape of pod-a at {server.url('/metrics')} answered HTTP 500" in text
