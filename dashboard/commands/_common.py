@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dashboard.core.config import DB_ENV_VAR, default_db_path
+from dashboard.core.config import DB_ENV_VAR, DEFAULT_DB_PATH, default_db_path
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +23,28 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def db_path(args: argparse.Namespace) -> Path:
-    """The store path chosen by --db or the environment."""
-    return args.db or default_db_path()
+    """The store path chosen by --db or the environment; a --db in a missing folder is bad input.
+
+    NOTE: only the default folder (./data, which `make run` and the demos use) is created on
+    demand; a typo in --db must not make directories.
+    """
+    if args.db is None:
+        return default_db_path()
+    if args.db.is_dir():
+        raise ValueError(f"--db {args.db}: is a directory; give the path of a .duckdb file")
+    if not args.db.parent.is_dir() and args.db.parent.resolve() != DEFAULT_DB_PATH.parent.resolve():
+        raise ValueError(f"--db {args.db}: folder {args.db.parent} does not exist; create it first")
+    return args.db
+
+
+def check_store_writable(path: Path) -> None:
+    """Open an existing store for writing and close it again, so a locked, damaged or foreign file
+    is refused before a long replay or sweep rather than after it (a missing one is made later)."""
+    if path.exists():
+        # NOTE: imported here: DuckDB costs start-up time that a replay without --save does not need.
+        from dashboard.store.db import open_store
+
+        open_store(path).close()
 
 
 def emit_json(obj: Any) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from pathlib import Path
 
 from dashboard.commands._common import add_db_argument, db_path, emit_json
-from dashboard.engine.readers import READERS
+from dashboard.engine.readers import READERS, check_trace_file
 from dashboard.services.traces import import_trace
-from dashboard.store.db import open_store
+from dashboard.store.db import store_session
 
 NAME = "import-trace"
 HELP = "read a trace file (Mooncake, Bailian, requests.parquet, OpenAI chat log) into the store"
@@ -35,12 +35,9 @@ def run(args: argparse.Namespace) -> int:
     """Import the trace and print its summary."""
     if args.block_tokens is not None and args.block_tokens <= 0:
         raise ValueError(f"--block-tokens must be positive, got {args.block_tokens}")
-    store = open_store(db_path(args))
-    try:
-        print(f"importing {args.trace} …", file=sys.stderr)
+    check_trace_file(Path(args.trace))  # NOTE: before the store is opened (or created)
+    with store_session(db_path(args)) as store:
         info = import_trace(store, args.trace, args.format, args.name, args.block_tokens)
-    finally:
-        store.close()
     if args.json:
         emit_json(info.to_dict())
     else:

@@ -38,11 +38,12 @@ def run(args: argparse.Namespace) -> int:
     """Compute and print the curve."""
     if args.points < 2:
         raise ValueError(f"--points must be at least 2, got {args.points}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     policy_info(args.policy)
+    given = _capacities(args.capacities) if args.capacities is not None else None
     trace = load_trace(args)
-    caps = (
-        _capacities(args.capacities) if args.capacities else default_capacities(trace.num_blocks, args.points)
-    )
+    caps = given if given is not None else default_capacities(trace.num_blocks, args.points)
     curve = policy_curve(trace, args.policy, caps, args.workers)
     if args.json:
         emit_json(curve.to_dict())
@@ -55,9 +56,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _capacities(text: str) -> np.ndarray:
     try:
-        caps = np.array([int(v) for v in text.split(",") if v.strip()], dtype=np.int64)
-    except ValueError:
-        raise ValueError(f"--capacities {text!r}: expected comma-separated whole numbers") from None
-    if caps.size == 0 or caps.min() < 0:
-        raise ValueError("--capacities needs at least one non-negative number")
+        values = [int(v) for v in text.split(",") if v.strip()]
+        caps = np.array(values, dtype=np.int64)
+    except (ValueError, OverflowError):
+        raise ValueError(f"--capacities {text}: expected comma-separated whole numbers of blocks") from None
+    if caps.size == 0:
+        raise ValueError(f"--capacities {text!r}: expected at least one capacity in blocks")
+    if caps.min() < 0:
+        raise ValueError(f"--capacities {text}: a capacity cannot be negative, got {caps.min()}")
     return np.sort(caps)

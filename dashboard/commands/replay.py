@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from dashboard.commands._common import add_db_argument, db_path, emit_json
+from dashboard.commands._common import add_db_argument, check_store_writable, db_path, emit_json
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.core import profiles
 from dashboard.engine.policies import policy_names
@@ -50,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--{flag.replace('_', '-')} must be non-negative, got {value}")
     if args.save is not None and not args.save.strip():
         raise ValueError("--save needs a non-empty name")
+    if args.save is not None:
+        check_store_writable(db_path(args))  # NOTE: a bad --db is refused before the replay runs
     trace = load_trace(args)
     req = ReplayRequest(
         num_pods=args.pods,
@@ -84,10 +87,10 @@ def _save(args: argparse.Namespace, summary: ReplaySummary) -> None:
     # NOTE: imported here, not at the top: DuckDB and pandas cost ~0.4 s of start-up that a
     # replay without --save does not need.
     from dashboard.services.saved_replays import save_replay
-    from dashboard.store.db import open_store
+    from dashboard.store.db import store_session
 
-    store = open_store(db_path(args))
-    try:
-        save_replay(store, args.save, args.trace, summary)
-    finally:
-        store.close()
+    path = db_path(args)
+    with store_session(path) as store:
+        run_id = save_replay(store, args.save, args.trace, summary)
+    # NOTE: on stderr, so --json output stays one object on stdout.
+    print(f"kvscope replay: saved as {args.save!r} (run {run_id}) in {path}", file=sys.stderr)

@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
     """Write metrics/requests/annotations.parquet into --out."""
     if not 0.25 <= args.hours <= 48:
         raise ValueError(f"--hours must be between 0.25 and 48, got {args.hours}")
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out}: is a file; give a folder for the three Parquet files")
     print(f"simulating {args.hours:g} h (seed {args.seed}) …", file=sys.stderr)
     sizes = write_sample(args.out, seed=args.seed, hours=args.hours)
     for name, size in sizes.items():

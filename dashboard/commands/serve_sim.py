@@ -78,9 +78,10 @@ def parse_restart(text: str) -> tuple[float, int]:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM."""
-    if args.pods < 1:
-        raise ValueError(f"--pods must be at least 1, got {args.pods}")
     restarts = tuple(parse_restart(r) for r in args.restart)
+    # NOTE: every option is checked before a file is written or a port is bound.
+    serve_sim.check_options(args.pods, args.port, args.speed, args.hours, restarts)
+    serve_sim.scrape_interval_text(args.scrape_interval)
     done = threading.Event()
     # NOTE: handlers go in before the simulation so a signal during start-up still exits cleanly.
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -8,6 +8,7 @@ import sys
 from dashboard.commands._common import add_db_argument, db_path
 from dashboard.commands.query import print_frame
 from dashboard.store.console import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, run_sql
+from dashboard.store.db import describe_store_error, open_store, store_error_kind
 
 NAME = "sql"
 HELP = "run one read-only SELECT over the store (no writes, files, network or settings)"
@@ -36,7 +37,16 @@ def run(args: argparse.Namespace) -> int:
     """Run the statement on the console's locked-down connection and print its rows."""
     if args.max_rows < 1 or args.timeout <= 0:
         raise ValueError("--max-rows must be at least 1 and --timeout positive")
-    result = run_sql(db_path(args), args.sql, max_rows=args.max_rows, timeout_s=args.timeout)
+    path = db_path(args)
+    if path.is_file():
+        # NOTE: a locked, truncated or foreign file is named here with what to do about it.
+        open_store(path, read_only=True).close()
+    try:
+        result = run_sql(path, args.sql, max_rows=args.max_rows, timeout_s=args.timeout)
+    except ValueError as exc:
+        if store_error_kind(exc) in ("damaged", "truncated"):
+            raise ValueError(describe_store_error(path, exc)) from None
+        raise
     print_frame(result.frame, args.format)
     if result.is_truncated:
         print(

@@ -8,11 +8,11 @@ import time
 
 from tqdm import tqdm
 
-from dashboard.commands._common import add_db_argument, db_path, emit_json
+from dashboard.commands._common import add_db_argument, check_store_writable, db_path, emit_json
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.engine.summary import ReplaySummary
-from dashboard.services.sweep import iter_sweep, read_grid, save_sweep
-from dashboard.store.db import open_store
+from dashboard.services.sweep import check_requests, iter_sweep, read_grid, save_sweep
+from dashboard.store.db import store_session
 
 NAME = "sweep"
 HELP = "replay a trace under every combination of a grid file's parameters (process pool, stored in the db)"
@@ -48,8 +48,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the grid, show progress on stderr, store and print the results."""
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    path = None if args.no_save else db_path(args)
+    if path is not None:
+        check_store_writable(path)  # NOTE: a bad --db fails before the sweep runs
     grid = read_grid(args.grid)
     trace = load_trace(args)
+    # NOTE: every configuration is checked before the progress bar starts, so an error is one line.
+    check_requests(grid.requests, trace.block_tokens, where=args.grid)
     started = time.perf_counter()
     results: dict[int, ReplaySummary] = {}
     bar = tqdm(total=len(grid.requests), desc="sweep", unit="config", file=sys.stderr)
@@ -59,12 +66,13 @@ def run(args: argparse.Namespace) -> int:
     bar.close()
     summaries = [results[i] for i in range(len(grid.requests))]
     wall_s = time.perf_counter() - started
-    if not args.no_save:
-        store = open_store(db_path(args))
-        try:
+    if path is not None:
+        with store_session(path) as store:
             save_sweep(store, args.name or grid.name, args.trace, summaries)
-        finally:
-            store.close()
+        print(
+            f"kvscope sweep: saved {len(summaries)} configs as {args.name or grid.name!r} in {path}",
+            file=sys.stderr,
+        )
     if args.json:
         emit_json(
             {"name": args.name or grid.name, "wall_s": wall_s, "configs": [s.to_dict() for s in summaries]}

@@ -11,12 +11,42 @@ import pyarrow.parquet as pq
 
 from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.sim.scenario import Story, sample_story
-from dashboard.store.db import Store, open_store
+from dashboard.store.db import Store, store_session
 from dashboard.store.queries import run_query
-from dashboard.store.writes import LABELS_TYPE, load_interchange_dir
+from dashboard.store.writes import (
+    ANNOTATION_COLUMNS,
+    LABELS_TYPE,
+    REQUEST_COLUMNS,
+    SAMPLE_COLUMNS,
+    load_interchange_dir,
+)
 
 SAMPLE_START = datetime(2026, 11, 30)  # a parameter of the data, never the wall clock
 FILES = ("metrics.parquet", "requests.parquet", "annotations.parquet")
+INTERCHANGE_COLUMNS = {
+    "metrics.parquet": SAMPLE_COLUMNS,
+    "requests.parquet": REQUEST_COLUMNS,
+    "annotations.parquet": ANNOTATION_COLUMNS,
+}
+
+
+def _is_number(kind: pa.DataType) -> bool:
+    return pa.types.is_integer(kind) or pa.types.is_floating(kind)
+
+
+def _is_id_list(kind: pa.DataType) -> bool:
+    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and pa.types.is_integer(kind.value_type)
+
+
+# NOTE: the types a load would otherwise fail on half-way, after an earlier file was stored.
+COLUMN_TYPES = {
+    "ts": (lambda k: pa.types.is_timestamp(k) or pa.types.is_date(k), "a timestamp"),
+    "value": (_is_number, "a number"),
+    "input_tokens": (pa.types.is_integer, "an integer"),
+    "output_tokens": (pa.types.is_integer, "an integer"),
+    "block_tokens": (pa.types.is_integer, "an integer"),
+    "block_ids": (_is_id_list, "a list of integers"),
+}
 
 
 def metrics_table(story: Story, start: datetime) -> pa.Table:
@@ -107,11 +137,36 @@ def store_is_empty(store: Store) -> bool:
 def load_sample(
     db: Path, folder: Path = SAMPLE_DATA_DIR, only_if_empty: bool = False
 ) -> dict[str, int] | None:
-    """Load a sample folder into the store at db; None if only_if_empty and it holds samples."""
-    store = open_store(db)
-    try:
+    """Load a sample folder into the store at db; None if only_if_empty and it holds samples.
+
+    The folder is checked before the store is opened, and a store this call creates is removed
+    again if the load fails, so bad input leaves no empty store file behind.
+    """
+    check_interchange_dir(folder)
+    with store_session(db) as store:
         if only_if_empty and not store_is_empty(store):
             return None
         return load_interchange_dir(store, folder)
-    finally:
-        store.close()
+
+
+def check_interchange_dir(folder: Path) -> None:
+    """ValueError naming the folder or file unless it holds the three readable interchange files."""
+    guide = "docs/sim.md, section Files, lists the interchange files and their columns"
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: no such folder ({guide})")
+    for name, columns in INTERCHANGE_COLUMNS.items():
+        path = folder / name
+        if not path.is_file():
+            raise ValueError(f"{path}: missing ({guide})")
+        try:
+            schema = pq.read_schema(path)
+        except Exception as exc:  # pyarrow raises several types for a bad file
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ValueError(f"{path}: not a readable Parquet file ({reason})") from None
+        missing = [c for c in columns if c not in schema.names]
+        if missing:
+            raise ValueError(f"{path}: missing column {missing[0]!r} ({guide})")
+        for column, (is_type, what) in COLUMN_TYPES.items():
+            if column in schema.names and not is_type(schema.field(column).type):
+                kind = schema.field(column).type
+                raise ValueError(f"{path}: column {column!r} must be {what}, got type {kind} ({guide})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from dashboard.core.windows import promql_duration
 from dashboard.ingest.sim_server import serve
+from dashboard.services.collector import parse_positive_duration
 from dashboard.sim.dialects import DEFAULT_DIALECT, Dialect
 from dashboard.sim.exporter import Series, epp_series, pod_series
 from dashboard.sim.exposition import render
@@ -56,6 +59,45 @@ def _renderer(cluster: SimCluster, pod: int | None) -> Callable[[], str]:
     return render_now
 
 
+MAX_PORT = 65_535
+MAX_HOURS = 48.0
+
+
+def check_options(
+    num_pods: int, port: int, speed: float, hours: float, restarts: tuple[tuple[float, int], ...] = ()
+) -> None:
+    """ValueError naming the flag of the first option serve-sim cannot run with (before any work)."""
+    if num_pods < 1:
+        raise ValueError(f"--pods must be at least 1, got {num_pods}")
+    if not 1 <= port <= MAX_PORT - num_pods:
+        raise ValueError(
+            f"--port {port}: {num_pods} pods and the EPP need ports {port}..{port + num_pods}, "
+            f"and ports run from 1 to {MAX_PORT}"
+        )
+    if not (math.isfinite(speed) and speed > 0):
+        raise ValueError(f"--speed must be a positive number, got {speed}")
+    if not (math.isfinite(hours) and 0 < hours <= MAX_HOURS):
+        raise ValueError(f"--hours must be above 0 and at most {MAX_HOURS:g}, got {hours}")
+    for seconds, pod in restarts:
+        if not 0 <= pod < num_pods:
+            raise ValueError(f"--restart {pod}@{seconds:g}: pod must be from 0 to {num_pods - 1}")
+        if not (math.isfinite(seconds) and 0 <= seconds <= hours * 3600):
+            raise ValueError(f"--restart {pod}@{seconds:g}: seconds must be within the {hours:g} h horizon")
+
+
+def scrape_interval_text(text: str) -> str:
+    """A --scrape-interval as the Prometheus duration it means (`15s`, `1m`, `500ms`); ValueError if none."""
+    try:
+        seconds = parse_positive_duration(text, "--scrape-interval")
+    except ValueError:
+        raise ValueError(
+            f"--scrape-interval {text!r}: expected a positive duration, e.g. 15s or 1m"
+        ) from None
+    if seconds < 0.001:
+        raise ValueError(f"--scrape-interval {text!r}: must be at least 1ms")
+    return promql_duration(seconds)
+
+
 def start(
     num_pods: int,
     port: int,
@@ -67,17 +109,21 @@ def start(
     dialect: Dialect = DEFAULT_DIALECT,
 ) -> SimCluster:
     """Simulate the whole horizon once, then serve it as time passes."""
-    if speed <= 0:
-        raise ValueError(f"--speed must be positive, got {speed}")
+    check_options(num_pods, port, speed, hours, restarts)
     cluster = SimCluster(live_story(seed, hours, num_pods, restarts, dialect), time.time(), speed, [])
-    for pod in [*range(num_pods), None]:
-        target = port + (num_pods if pod is None else pod)
-        cluster.servers.append(serve(host, target, _renderer(cluster, pod)))
+    try:
+        for pod in [*range(num_pods), None]:
+            target = port + (num_pods if pod is None else pod)
+            cluster.servers.append(serve(host, target, _renderer(cluster, pod)))
+    except BaseException:
+        cluster.stop()  # NOTE: a taken port must not leave the servers already started running
+        raise
     return cluster
 
 
 def prometheus_config(num_pods: int, port: int, host: str = "127.0.0.1", scrape_interval: str = "15s") -> str:
     """A Prometheus config scraping every simulated pod and the EPP, each with a `pod` label."""
+    scrape_interval = scrape_interval_text(scrape_interval)
     lines = [
         "global:",
         f"  scrape_interval: {scrape_interval}",
@@ -98,5 +144,10 @@ def prometheus_config(num_pods: int, port: int, host: str = "127.0.0.1", scrape_
 
 
 def write_prometheus_config(path: Path, num_pods: int, port: int, host: str, scrape_interval: str) -> None:
-    """Write prometheus_config(...) to path."""
-    path.write_text(prometheus_config(num_pods, port, host, scrape_interval))
+    """Write prometheus_config(...) to path (a folder or a missing parent folder is a ValueError)."""
+    text = prometheus_config(num_pods, port, host, scrape_interval)
+    if path.is_dir():
+        raise ValueError(f"--prometheus-config {path}: is a directory; give a file path")
+    if not path.parent.is_dir():
+        raise ValueError(f"--prometheus-config {path}: folder {path.parent} does not exist")
+    path.write_text(text)

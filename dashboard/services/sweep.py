@@ -17,10 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+from dashboard.core import profiles
 from dashboard.core.types import Trace
 from dashboard.engine.mrc import MissRatioCurve, curve_from_hits, lru_mrc, policy_mrc
 from dashboard.engine.policies import policy_info
 from dashboard.engine.replay import replay_single_cache
+from dashboard.engine.routers import router_info
 from dashboard.engine.summary import ReplaySummary
 from dashboard.services.replay import ReplayRequest, cluster_config, run_replay
 from dashboard.services.saved_replays import save_replay
@@ -64,7 +66,32 @@ def read_grid(path: str | Path) -> SweepGrid:
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a grid is a table of parameter = [values]")
     name = str(raw.pop("name", path.stem))
-    return SweepGrid(name, tuple(grid_requests(raw, str(path))))
+    requests = tuple(grid_requests(raw, str(path)))
+    check_grid_values(raw, str(path))
+    return SweepGrid(name, requests)
+
+
+_VALUE_CHECKS = {
+    "policy": policy_info,
+    "router": router_info,
+    "hardware": profiles.hardware,
+    "model": profiles.model,
+}
+_MINIMUM = {"num_pods": 1, "hbm_blocks": 0, "cpu_blocks": 0, "disk_blocks": 0}
+
+
+def check_grid_values(grid: dict, where: str = "grid") -> None:
+    """ValueError naming the file and key of the first value no replay accepts (before any work)."""
+    for key, values in grid.items():
+        field_name = GRID_KEYS[key]
+        for v in values if isinstance(values, list) else [values]:
+            try:
+                if field_name in _VALUE_CHECKS:
+                    _VALUE_CHECKS[field_name](v)
+                elif field_name in _MINIMUM and v < _MINIMUM[field_name]:
+                    raise ValueError(f"{v} is below {_MINIMUM[field_name]}")
+            except ValueError as exc:
+                raise ValueError(f"{where}: grid key {key!r}: {exc}") from None
 
 
 def grid_requests(grid: dict, where: str = "grid") -> list[ReplayRequest]:
@@ -89,14 +116,30 @@ def grid_requests(grid: dict, where: str = "grid") -> list[ReplayRequest]:
     return [replace(ReplayRequest(), **dict(combo)) for combo in itertools.product(*axes)]
 
 
-def check_requests(requests: tuple[ReplayRequest, ...] | list[ReplayRequest], block_tokens: int) -> None:
-    """Fail before any work if a configuration is invalid (unknown router/policy, no HBM size, …)."""
+def check_requests(
+    requests: tuple[ReplayRequest, ...] | list[ReplayRequest], block_tokens: int, where: str = ""
+) -> None:
+    """Fail before any work if a configuration is invalid (unknown router/policy, no HBM size, …);
+    the message names where (the grid file) and the configuration by its grid keys."""
+    prefix = f"{where}: " if where else ""
     for i, req in enumerate(requests):
         try:
             policy_info(req.policy)
             cluster_config(req, block_tokens)
         except ValueError as exc:
-            raise ValueError(f"config {i} ({req}): {exc}") from None
+            raise ValueError(f"{prefix}config {i} ({describe_request(req)}): {exc}") from None
+
+
+def describe_request(req: ReplayRequest) -> str:
+    """A configuration as `key=value` grid keys, only where it differs from the defaults."""
+    keys = {v: k for k, v in reversed(GRID_KEYS.items())}  # NOTE: field → first grid key naming it
+    default = ReplayRequest()
+    changed = [
+        f"{keys[f.name]}={getattr(req, f.name)!r}"
+        for f in fields(ReplayRequest)
+        if getattr(req, f.name) != getattr(default, f.name)
+    ]
+    return ", ".join(changed) or "defaults"
 
 
 _WORKER_TRACE: list[Trace] = []

@@ -7,6 +7,7 @@ cursors are). Writes go through a lock so one writer transaction runs at a time.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,20 +58,108 @@ class Store:
 
 
 def open_store(path: str | Path, read_only: bool = False) -> Store:
-    """Open (creating if needed) the store at path and apply pending migrations."""
+    """Open (creating if needed) the store at path and apply pending migrations.
+
+    A store that is locked, truncated, damaged or not DuckDB at all is a ValueError of one line
+    that says what is wrong and what to do; a damaged store is refused before anything is written.
+    """
     path = Path(path)
     if read_only and not path.exists():
         raise ValueError(f"store {path} does not exist")
+    if path.is_dir():
+        raise ValueError(f"store {path} is a directory; give the path of a .duckdb file")
+    is_new = not path.exists()
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
         connection = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        raise ValueError(f"cannot open store {path}: {exc}") from exc
+    except duckdb.Error as exc:
+        raise ValueError(describe_store_error(path, exc)) from exc
     store = Store(path=path, connection=connection, read_only=read_only)
-    if not read_only:
-        migrate(store)
+    try:
+        if not read_only and not is_new:
+            # NOTE: DuckDB checks a block's checksum only when it reads the block, and a write can
+            # checkpoint into a damaged file; reading every table first keeps such a file as it is.
+            from dashboard.store.health import verify_tables  # NOTE: health imports this module
+
+            verify_tables(store)
+        if not read_only:
+            migrate(store)
+    except BaseException as exc:
+        connection.close()
+        if is_new:  # NOTE: a store this call created and could not finish leaves no file behind
+            _remove_store_files(path)
+        if isinstance(exc, duckdb.Error):
+            raise ValueError(describe_store_error(path, exc)) from exc
+        raise
     return store
+
+
+@contextmanager
+def store_session(path: str | Path, read_only: bool = False) -> Iterator[Store]:
+    """The store open for one unit of work and closed after it. If this call created the file and
+    the work fails, the file is removed again: a refused command leaves no empty store behind."""
+    path = Path(path)
+    is_new = not path.exists()
+    store = open_store(path, read_only=read_only)
+    try:
+        yield store
+    except BaseException:
+        store.close()
+        if is_new:
+            _remove_store_files(path)
+        raise
+    store.close()
+
+
+def _remove_store_files(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    Path(f"{path}.wal").unlink(missing_ok=True)
+
+
+def store_error_kind(exc: BaseException) -> str:
+    """What a DuckDB error says about the file: locked, not-duckdb, truncated, damaged, version or other."""
+    text = str(exc)
+    if "Could not set lock" in text or "Conflicting lock" in text:
+        return "locked"
+    if "not a valid DuckDB database file" in text:
+        return "not-duckdb"
+    if "Could not read enough bytes" in text or "Could not read all bytes" in text:
+        return "truncated"
+    if "Corrupt database file" in text or "checksum" in text.lower():
+        return "damaged"
+    if "version number" in text:
+        return "version"
+    return "other"
+
+
+def describe_store_error(path: Path, exc: BaseException) -> str:
+    """One line for a DuckDB error on the store at path: what is wrong and what to do."""
+    text = str(exc)
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+    salvage = f"run `kvscope doctor --db {path} --salvage NEW.duckdb` to copy what is readable"
+    kind = store_error_kind(exc)
+    if kind == "locked":
+        holder = re.search(r"held in (.+?) \(PID (\d+)\)", text)
+        who = f" ({Path(holder.group(1)).name}, PID {holder.group(2)})" if holder else ""
+        return (
+            f"store {path} is in use by another process{who}; stop it (a `kvscope collect` or an app "
+            "with a live source) or wait for it to finish, then try again"
+        )
+    if kind == "not-duckdb":
+        return (
+            f"{path} is not a DuckDB database file; give the path of a kvscope store "
+            "(or move this file away: a new store is created where none exists)"
+        )
+    if kind == "truncated":
+        return f"store {path} is truncated (shorter than its own index says) and was left as it is; {salvage}"
+    if kind == "damaged":
+        block = re.search(r"block at location (\d+)", text)
+        where = f" (checksum mismatch in the block at byte {block.group(1)})" if block else ""
+        return f"store {path} is damaged{where} and was left as it is; {salvage}"
+    if kind == "version":
+        return f"store {path} was written by another DuckDB version ({first}); open it with that version"
+    return f"cannot use store {path}: {first}"
 
 
 def migration_files() -> list[Path]:

@@ -8,6 +8,7 @@ metric catalog's name variants for KEY (callers never pass those). Parameters ar
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 import time
@@ -17,12 +18,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pandas as pd
 import pyarrow as pa
 
 from dashboard.core import catalog
 from dashboard.core.config import QUERIES_DIR
-from dashboard.store.db import Store
+from dashboard.store.db import Store, describe_store_error, store_error_kind
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,16 @@ DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_ROWS = 1_000_000
 _PARAM_LINE = re.compile(r"^--\s+\$(\w+)\s+([A-Z]+(?:\[\])?)\s*(.*)$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)?$")
+# NOTE: any table function or statement that can take a path: read_*, *_scan, glob, the parquet
+# metadata functions, sniff_csv, query/query_table (a string that names a table function), and
+# the statements that open files. A literal path in a read query is reviewed code; a bound one
+# would let `kvscope query --param` read any file the process can.
+_FILE_ACCESS = re.compile(
+    r"\b(read_\w+|\w+_scan|glob|parquet_\w+|sniff_csv|query|query_table|iceberg_\w+|delta_\w+)"
+    r"\s*\(\s*(CAST\s*\(\s*)?\$"
+    r"|^\s*(ATTACH|COPY|INSTALL|LOAD|EXPORT|IMPORT)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,22 @@ def list_queries() -> list[str]:
     return sorted(p.stem for p in QUERIES_DIR.glob("*.sql"))
 
 
+@cache
+def load_read_query(name: str) -> QueryFile:
+    """A top-level read query (never queries/write/*, schema/* or doctor/*); ValueError otherwise."""
+    if not isinstance(name, str) or "/" in name or not _NAME.match(name):
+        raise ValueError(f"unknown query {name!r}; available: {', '.join(list_queries())}")
+    query = load_query(name)
+    if opens_files(query.sql):
+        raise ValueError(f"query {name} opens a file named by a parameter; a read query may not")
+    return query
+
+
+def opens_files(sql: str) -> bool:
+    """True when SQL hands a parameter to a table function that reads files, or attaches/copies/loads."""
+    return bool(_FILE_ACCESS.search(_strip_comments(sql)))
+
+
 def run_query(
     store: Store,
     name: str,
@@ -87,8 +115,8 @@ def run_query(
     max_rows: int = DEFAULT_MAX_ROWS,
     **params: Any,
 ) -> pd.DataFrame:
-    """Run a named query with bound parameters on a fresh cursor and fetch every row."""
-    query = load_query(name)
+    """Run a named top-level read query with bound parameters on a fresh cursor and fetch every row."""
+    query = load_read_query(name)
     bound = bind_params(query, params)
     started = time.perf_counter()
     cur = store.cursor()
@@ -99,6 +127,8 @@ def run_query(
     except Exception as exc:
         if "INTERRUPT" in str(exc).upper():
             raise ValueError(f"query {name} exceeded its {timeout_s:g} s time limit") from exc
+        if isinstance(exc, duckdb.Error) and store_error_kind(exc) != "other":
+            raise ValueError(describe_store_error(store.path, exc)) from exc
         raise
     finally:
         timer.cancel()
@@ -130,7 +160,24 @@ def bind_params(query: QueryFile, params: dict[str, Any]) -> dict[str, Any]:
             bound[p.name] = None
         else:
             raise ValueError(f"query {query.name}: missing parameter {p.name} ({p.sql_type})")
+    check_ranges(query.name, bound)
     return bound
+
+
+def check_ranges(query_name: str, bound: dict[str, Any]) -> None:
+    """The meaning every query gives $step, $q, $start and $end: a step > 0 s, quantiles in [0, 1],
+    and a range that does not end before it starts."""
+    step = bound.get("step")
+    if step is not None and not (math.isfinite(step) and step > 0):
+        raise ValueError(f"query {query_name}: parameter step={step:g} must be a positive number of seconds")
+    for q in bound.get("q") or []:
+        if not (isinstance(q, (int, float)) and 0 <= q <= 1):
+            raise ValueError(f"query {query_name}: parameter q={q} must be a quantile from 0 to 1")
+    start, end = bound.get("start"), bound.get("end")
+    if isinstance(start, datetime) and isinstance(end, datetime) and end < start:
+        raise ValueError(
+            f"query {query_name}: parameter end={end:%Y-%m-%dT%H:%M:%S} is before start={start:%Y-%m-%dT%H:%M:%S}"
+        )
 
 
 def coerce(p: Param, value: Any, query_name: str) -> Any:
@@ -142,10 +189,12 @@ def coerce(p: Param, value: Any, query_name: str) -> Any:
             return float(value)
         if p.sql_type in ("INTEGER", "BIGINT"):
             return int(value)
+        if p.sql_type == "DOUBLE[]":
+            return [float(v) for v in _as_list(value)]
         if p.sql_type.endswith("[]"):
             return _as_list(value)
         return str(value)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError, OSError) as exc:
         raise ValueError(f"query {query_name}: parameter {p.name}={value!r} is not a {p.sql_type}") from exc
 
 

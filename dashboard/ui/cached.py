@@ -47,13 +47,21 @@ def _collector(path: str) -> Collector:
 
 
 def get_store() -> Store | None:
-    """The open store (starting the live collector if configured), or None when there is no file."""
+    """The open store (starting the live collector if configured), or None when there is no file.
+
+    A store that is locked, damaged or not DuckDB stops the run with one error line saying what
+    to do (open_store's message), never an exception box.
+    """
     path = store_path()
-    if is_live():
-        _collector(str(path))
-    elif not path.exists():
-        return None
-    return _open(str(path))
+    try:
+        if is_live():
+            _collector(str(path))
+        elif not path.exists():
+            return None
+        return _open(str(path))
+    except ValueError as exc:
+        st.error(str(exc))
+        st.stop()
 
 
 def collector_state() -> CollectorState | None:
@@ -68,7 +76,11 @@ def _bounds(path: str) -> overview.Bounds:
 
 def bounds(path: str) -> overview.Bounds:
     """Cached first/last sample time; an empty store is asked again next run (live data may arrive)."""
-    result = _bounds(path)
+    try:
+        result = _bounds(path)
+    except ValueError as exc:  # NOTE: a damaged block read here: one line, as get_store says it
+        st.error(str(exc))
+        st.stop()
     if result.is_empty:
         _bounds.clear()
     return result

@@ -13,7 +13,14 @@ import numpy as np
 
 from dashboard.core.types import Trace
 from dashboard.engine.readers.canonical import build_trace
-from dashboard.engine.readers.jsonl import int_list, number, positive_int, records, require_requests
+from dashboard.engine.readers.jsonl import (
+    count,
+    int_list,
+    number,
+    positive_int,
+    records,
+    require_requests,
+)
 
 BLOCK_TOKENS = 16
 FIELDS = ("chat_id", "timestamp", "input_length", "output_length", "hash_ids")
@@ -45,8 +52,8 @@ def read_bailian(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
             raise ValueError(f"{path}:{lineno}: field 'parent_chat_id' {parent!r} names no earlier chat")
         root_of[chat] = session
         ts.append(number(path, lineno, rec, "timestamp"))
-        inp.append(int(number(path, lineno, rec, "input_length")))
-        out.append(int(number(path, lineno, rec, "output_length")))
+        inp.append(count(path, lineno, rec, "input_length"))
+        out.append(count(path, lineno, rec, "output_length"))
         counts.append(len(hash_ids))
         ids.extend(hash_ids)
         sessions.append(session)

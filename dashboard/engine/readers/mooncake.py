@@ -9,7 +9,7 @@ import numpy as np
 
 from dashboard.core.types import Trace
 from dashboard.engine.readers.canonical import build_trace
-from dashboard.engine.readers.jsonl import int_list, number, records, require_requests
+from dashboard.engine.readers.jsonl import count, int_list, number, records, require_requests
 
 BLOCK_TOKENS = 512
 FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
@@ -22,8 +22,8 @@ def read_mooncake(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
     for lineno, rec in records(path, FIELDS):
         hash_ids = int_list(path, lineno, rec, "hash_ids")
         ts.append(number(path, lineno, rec, "timestamp") / 1000.0)
-        inp.append(int(number(path, lineno, rec, "input_length")))
-        out.append(int(number(path, lineno, rec, "output_length")))
+        inp.append(count(path, lineno, rec, "input_length"))
+        out.append(count(path, lineno, rec, "output_length"))
         counts.append(len(hash_ids))
         ids.extend(hash_ids)
     require_requests(path, len(ts))

@@ -22,7 +22,7 @@ import numpy as np
 
 from dashboard.core.types import UNKNOWN, Trace
 from dashboard.engine.readers.canonical import build_trace
-from dashboard.engine.readers.jsonl import records, require_requests
+from dashboard.engine.readers.jsonl import INT64_MAX, records, require_requests
 
 BLOCK_TOKENS = 16
 CHARS_PER_TOKEN = 4
@@ -115,16 +115,18 @@ def _output_tokens(path: Path, lineno: int, rec: dict[str, Any], reply: dict | N
     value = rec.get("output_tokens")
     if value is None:
         return len(tokenize(reply["content"])) if reply else 0
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= INT64_MAX:
         raise ValueError(
-            f"{path}:{lineno}: field 'output_tokens' must be a non-negative integer, got {value!r}"
+            f"{path}:{lineno}: field 'output_tokens' must be a non-negative integer below 2**63, "
+            f"got {str(value)[:40]}"
         )
     return value
 
 
 def _seconds(path: Path, lineno: int, value: Any) -> float:
-    """Epoch seconds from a number or ISO-8601 text."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    """Epoch seconds from a finite number or ISO-8601 text."""
+    # NOTE: the range test also refuses NaN and ±inf, and spares float(10**400) its OverflowError.
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) <= INT64_MAX:
         return float(value)
     if isinstance(value, str):
         try:
@@ -133,4 +135,6 @@ def _seconds(path: Path, lineno: int, value: Any) -> float:
             return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
         except ValueError:
             pass
-    raise ValueError(f"{path}:{lineno}: field 'timestamp' must be seconds or ISO-8601 text, got {value!r}")
+    raise ValueError(
+        f"{path}:{lineno}: field 'timestamp' must be epoch seconds or ISO-8601 text, got {str(value)[:40]}"
+    )

@@ -1,0 +1,4 @@
+-- detach: detach the damaged store attached by doctor/attach.
+-- Grain: no rows.
+-- Columns: none
+DETACH damaged
