@@ -1,94 +1,166 @@
-"""Figures for the What-if page: the LRU curve, hits by tier, requests and hits by pod."""
+"""Figures of a What-if comparison, one trace per scenario: hits by tier, TTFT by outcome, load per pod, hits over time."""
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
-from dashboard.engine.mrc import MissRatioCurve
-from dashboard.engine.summary import ReplaySummary
-from dashboard.ui.theme import TIER_COLORS, register_template
+from dashboard.core.types import TIER_NAMES
+from dashboard.services.compare import Comparison
+from dashboard.ui.theme import PALETTE, TIER_COLORS, register_template
+
+TIER_LABELS = {"gpu": "HBM", "cpu": "CPU DRAM", "disk": "disk"}
+OUTCOME_ORDER = ("miss", "partial/gpu", "partial/cpu", "partial/disk", "full/gpu", "full/cpu", "full/disk")
+OUTCOME_LABELS = {
+    "miss": "miss",
+    "partial/gpu": "partial hit<br>HBM",
+    "partial/cpu": "partial hit<br>via CPU",
+    "partial/disk": "partial hit<br>via disk",
+    "full/gpu": "full hit<br>HBM",
+    "full/cpu": "full hit<br>via CPU",
+    "full/disk": "full hit<br>via disk",
+}
 
 
-def mrc_chart(curve: MissRatioCurve, marked_capacity: int | None, total_blocks_label: str) -> go.Figure:
-    """Block and token hit ratio of one LRU cache versus its capacity (blocks, log axis)."""
-    fig = go.Figure()
-    fig.update_layout(
-        template=register_template(),
-        height=380,
+def scenario_color(index: int) -> str:
+    """The same colour for scenario index on every chart."""
+    return PALETTE[index % len(PALETTE)]
+
+
+def _layout(fig: go.Figure, title: str, height: int = 400, **layout) -> go.Figure:
+    fig.update_layout(template=register_template(), height=height, title=title, **layout)
+    return fig
+
+
+def used_tiers(comparison: Comparison) -> list[str]:
+    """Tiers that served any hit in any scenario (HBM always)."""
+    return [
+        t
+        for t in TIER_NAMES
+        if t == "gpu" or any(dict(r.delivered_by_tier)[t] > 0 for r in comparison.results)
+    ]
+
+
+def tiers_chart(comparison: Comparison) -> go.Figure:
+    """Token hit ratio per scenario, stacked by the tier that served the hit (% of prompt tokens)."""
+    fig = _layout(
+        go.Figure(),
+        "Prompt tokens served from cache, by tier — % of prompt tokens",
+        barmode="stack",
         hovermode="x unified",
-        title=f"LRU hit ratio versus cache capacity — one cache, % ({total_blocks_label})",
-        xaxis_title="capacity (blocks)",
-        yaxis_title="hit ratio (%)",
+        yaxis_title="token hit ratio (%)",
+        xaxis_title="scenario",
     )
-    fig.add_scatter(
-        x=curve.capacity_blocks,
-        y=curve.block_hit_ratio * 100,
-        name="block hit ratio",
-        mode="lines",
-        line={"width": 2.5, "color": "#2563eb"},
-        hovertemplate="%{y:.1f}%",
-    )
-    fig.add_scatter(
-        x=curve.capacity_blocks,
-        y=curve.token_hit_ratio * 100,
-        name="token hit ratio",
-        mode="lines",
-        line={"width": 2, "dash": "dot", "color": "#16a34a"},
-        hovertemplate="%{y:.1f}%",
-    )
-    if marked_capacity:
-        fig.add_vline(
-            x=marked_capacity,
-            line={"dash": "dash", "color": "#6b7280"},
-            annotation_text="this replay's HBM (all pods)",
-            annotation_position="top left",
+    for tier in used_tiers(comparison):
+        fig.add_bar(
+            x=list(comparison.names),
+            y=[dict(r.delivered_by_tier)[tier] * 100 for r in comparison.results],
+            name=f"from {TIER_LABELS[tier]}",
+            marker_color=TIER_COLORS[tier],
+            hovertemplate="%{y:.1f}%",
         )
-    fig.update_xaxes(type="log")
     return fig
 
 
-def tier_chart(summary: ReplaySummary) -> go.Figure:
-    """Prompt tokens served from each tier, % of all prompt tokens."""
-    total = max(summary.prefill_tokens_saved / max(summary.token_hit_ratio, 1e-12), 1.0)
-    names = [t for t, v in summary.tiers.items() if v["token_hits"] or t == "gpu"]
-    fig = go.Figure()
-    fig.update_layout(
-        template=register_template(),
-        height=300,
+def ttft_outcome_chart(comparison: Comparison) -> go.Figure:
+    """TTFT p50 (bar) and p90/p99 (whisker ends) per cache outcome and scenario, seconds on a log axis."""
+    present = {c for r in comparison.results for c in r.summary.ttft_by_outcome_s}
+    classes = [c for c in OUTCOME_ORDER if c in present]
+    values = [
+        v
+        for r in comparison.results
+        for row in r.summary.ttft_by_outcome_s.values()
+        for v in (row["p50"], row["p99"])
+    ]
+    fig = _layout(
+        go.Figure(),
+        "TTFT by cache outcome — bar p50, whisker to p99 (s, log scale)",
+        barmode="group",
         hovermode="closest",
-        title="Prompt tokens served from cache, by tier — % of prompt tokens",
-        yaxis_title="%",
+        yaxis={"title": "TTFT (s)", "type": "log", **log_ticks(values)},
+        xaxis_title="cache outcome (tier that served the deepest hit)",
     )
-    fig.add_bar(
-        x=names,
-        y=[summary.tiers[t]["token_hits"] / total * 100 for t in names],
-        marker_color=[TIER_COLORS.get(t, "#475569") for t in names],
-        hovertemplate="%{y:.1f}%<extra></extra>",
-    )
+    for i, (name, r) in enumerate(zip(comparison.names, comparison.results, strict=True)):
+        rows = [r.summary.ttft_by_outcome_s.get(c) for c in classes]
+        p50 = [row["p50"] if row else None for row in rows]
+        fig.add_bar(
+            x=[OUTCOME_LABELS[c] for c in classes],
+            y=p50,
+            name=name,
+            marker_color=scenario_color(i),
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [row["p99"] - row["p50"] if row else None for row in rows],
+                "arrayminus": [0.0] * len(rows),
+                "color": "#374151",
+                "thickness": 1.2,
+            },
+            customdata=[
+                [row["p90"], row["p99"], int(row["requests"])] if row else [math.nan] * 3 for row in rows
+            ],
+            hovertemplate=(
+                f"{name}<br>p50 %{{y:.3g}} s · p90 %{{customdata[0]:.3g}} s · p99 %{{customdata[1]:.3g}} s"
+                "<br>%{customdata[2]:,} requests<extra></extra>"
+            ),
+        )
     return fig
 
 
-def pods_chart(summary: ReplaySummary) -> go.Figure:
-    """Requests routed to each pod and each pod's block hit ratio."""
-    pods = list(summary.pods)
-    fig = go.Figure()
-    fig.update_layout(
-        template=register_template(),
-        height=300,
-        hovermode="closest",
-        title="Requests per pod (bars) and block hit ratio per pod (%, dots)",
-        yaxis={"title": "requests"},
-        yaxis2={"title": "hit ratio (%)", "overlaying": "y", "side": "right", "range": [0, 100]},
+def log_ticks(values: list[float]) -> dict:
+    """1-2-5 ticks over the finite positive values' range, labelled in seconds (no crowded minor labels)."""
+    finite = [v for v in values if v and v > 0 and math.isfinite(v)]
+    low, high = (min(finite), max(finite)) if finite else (0.01, 1.0)
+    ticks = [m * 10.0**e for e in range(-4, 6) for m in (1, 2, 5)]
+    shown = [t for t in ticks if low / 2.5 <= t <= high * 2.5]
+    if len(shown) > 10:
+        shown = [t for t in shown if f"{t:g}".lstrip("0.").startswith("1")]
+    return {"tickvals": shown, "ticktext": [f"{t:g}" for t in shown]}
+
+
+def pods_chart(comparison: Comparison) -> go.Figure:
+    """Requests routed to each pod, one bar group per pod, one bar per scenario."""
+    fig = _layout(
+        go.Figure(),
+        "Load per pod — requests routed to each pod",
+        barmode="group",
+        hovermode="x unified",
+        yaxis_title="requests",
+        xaxis={"title": "pod", "type": "category"},
     )
-    fig.add_bar(
-        x=pods, y=[summary.pods[p]["requests"] for p in pods], name="requests", marker_color="#93c5fd"
+    for i, (name, r) in enumerate(zip(comparison.names, comparison.results, strict=True)):
+        pods = list(r.summary.pods)
+        fig.add_bar(
+            x=pods,
+            y=[r.summary.pods[p]["requests"] for p in pods],
+            name=f"{name} (max/mean {r.summary.load_imbalance:.2f}×)",
+            marker_color=scenario_color(i),
+            hovertemplate=f"{name}: %{{y:,}} requests<extra></extra>",
+        )
+    return fig
+
+
+def over_time_chart(comparison: Comparison) -> go.Figure:
+    """Token hit ratio per arrival-time bin (ratio of sums within the bin), one line per scenario."""
+    is_hours = comparison.duration_s > 3 * 3600
+    unit, scale = ("h", 3600.0) if is_hours else ("min", 60.0)
+    fig = _layout(
+        go.Figure(),
+        "Token hit ratio over the trace — % per 1/24 of its span",
+        yaxis={"title": "token hit ratio (%)", "rangemode": "tozero"},
+        xaxis_title=f"time since the trace's first request ({unit})",
     )
-    fig.add_scatter(
-        x=pods,
-        y=[summary.pods[p]["block_hit_ratio"] * 100 for p in pods],
-        name="hit ratio",
-        mode="markers",
-        marker={"size": 10, "color": "#dc2626"},
-        yaxis="y2",
-    )
+    for i, (name, r) in enumerate(zip(comparison.names, comparison.results, strict=True)):
+        series = r.summary.hit_ratio_over_time
+        start = series["start_s"][0] if series["start_s"] else 0.0
+        fig.add_scatter(
+            x=[(s - start) / scale for s in series["start_s"]],
+            y=[None if v is None or v != v else v * 100 for v in series["token_hit_ratio"]],
+            name=name,
+            mode="lines+markers",
+            line={"color": scenario_color(i), "width": 2, "shape": "hv"},
+            marker={"size": 5},
+            hovertemplate=f"{name}: %{{y:.1f}}%<extra></extra>",
+        )
     return fig

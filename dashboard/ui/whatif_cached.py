@@ -1,0 +1,66 @@
+"""Streamlit caches for the What-if page: one read per trace, one curve per trace, one result per scenario.
+
+Each scenario is cached on its own, so changing one scenario replays only that one, and the
+progress bar moves once per scenario. The trace's version (file size and time, or import time)
+is part of every key, so a changed file is read again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from dashboard.core.scenarios import Scenario
+from dashboard.core.types import Trace
+from dashboard.engine.mrc import MissRatioCurve
+from dashboard.services import compare, whatif
+from dashboard.ui import cached
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the trace …")
+def trace(key: str, fmt: str, version: str) -> Trace:
+    """The trace key names, read once per version (ValueError names the user's file)."""
+    return whatif.read_source(cached.get_store(), whatif.source(key), fmt)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def curve(key: str, fmt: str, version: str) -> MissRatioCurve:
+    """The trace's exact LRU curve."""
+    return compare.trace_curve(trace(key, fmt, version))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def scenario_result(key: str, fmt: str, version: str, scenario: Scenario) -> compare.ScenarioResult:
+    """One scenario replayed on the trace (errors are not cached: they raise)."""
+    return compare.run_scenario(trace(key, fmt, version), scenario)
+
+
+def trace_version(key: str) -> str:
+    """The cache key of the trace's current content."""
+    return whatif.version(cached.get_store(), whatif.source(key))
+
+
+def comparison(
+    key: str,
+    fmt: str,
+    scenarios: tuple[Scenario, ...],
+    on_progress: Callable[[int, int, str], None] | None = None,
+) -> tuple[compare.Comparison, dict[str, str]]:
+    """The scenarios compared on the trace, through the caches; errors by scenario name (S1…)."""
+    version = trace_version(key)
+    t = trace(key, fmt, version)
+    results, names, errors = [], [], {}
+    for i, scenario in enumerate(scenarios):
+        name = compare.scenario_name(i)
+        if on_progress is not None:
+            on_progress(i, len(scenarios), name)
+        try:
+            results.append(scenario_result(key, fmt, version, scenario))
+            names.append(name)
+        except ValueError as exc:
+            errors[name] = str(exc)
+    if on_progress is not None:
+        on_progress(len(scenarios), len(scenarios), "")
+    label = whatif.source(key).label
+    return compare.assemble(t, label, curve(key, fmt, version), results, names), errors
