@@ -43,7 +43,9 @@ class Page:
 
 
 def render_headline(p: Page) -> None:
-    widgets.kpi_row(cached.kpis(path, p.sel, p.newest), p.sel.time_range, p.sel.scope)
+    kpis = cached.kpis(path, p.sel, p.newest)
+    widgets.kpi_row(kpis, p.sel.time_range, p.sel.scope)
+    widgets.skipped_note(kpis)
     st.caption(f"Hit-rate, TTFT, traffic and routing charts: {cached.window_caption(path, p.sel, p.newest)}.")
 
 
@@ -113,21 +115,48 @@ def render_routing(p: Page) -> None:
         p.chart(charts.routing_total_chart(routes, p.all_pods), ("epp_scheduler_attempts",), notes=False)
 
 
+def render_rates(p: Page) -> None:
+    rates = p.frame("hit_rate")
+    render_hit_rates(p, rates)
+    render_ttft(p)
+
+
+def render_explain_all(p: Page) -> None:
+    render_explain(p)
+    explain_charts.render_connector_health(path, p.sel, p.newest, p.notes)
+    explain_charts.render_epp_predicted(path, p.sel, p.newest, p.notes)
+
+
+def render_tiers_and_routing(p: Page) -> None:
+    render_kv_tiers(p, p.frame("hit_rate"))
+    render_routing(p)
+
+
+# NOTE: one section at a time: every chart costs the browser ~0.2 s to draw, so the page draws
+# the few an operator looks at first and the rest on request (the choice lives in the URL).
+SECTIONS = {
+    "Hit rates & TTFT": render_rates,
+    "What explains the hit rate": render_explain_all,
+    "KV tiers & routing": render_tiers_and_routing,
+    "Observed vs replayed": lambda p: render_observed(path, p.sel, p.newest),
+}
+section = st.radio(
+    "Section",
+    list(SECTIONS),
+    horizontal=True,
+    key="overview_section",
+    bind="query-params",  # the URL holds the label: ?overview_section=KV+tiers+%26+routing
+    label_visibility="collapsed",
+)
+
+
 @st.fragment(run_every=controls.refresh_s)
 def body() -> None:
     """Everything that refreshes on its own when auto-refresh is on."""
     p = Page()
     p.notes = findings_ui.render_findings(path, p.sel.time_range, p.notes)  # findings join the markers
-    rates = p.frame("hit_rate")
     render_headline(p)
-    render_hit_rates(p, rates)
-    render_ttft(p)
-    render_explain(p)
-    render_kv_tiers(p, rates)
-    explain_charts.render_connector_health(path, p.sel, p.newest, p.notes)
-    render_routing(p)
-    explain_charts.render_epp_predicted(path, p.sel, p.newest, p.notes)
-    render_observed(path, p.sel, p.newest)
+    SECTIONS[section or "Hit rates & TTFT"](p)
 
 
 body()

@@ -44,6 +44,8 @@ class Kpis:
     ttft_p50_s: float | None
     ttft_p99_s: float | None
     num_requests: float | None
+    num_skipped_samples: int = 0  # NaN/±Inf samples left out of the hit-rate and TTFT math
+    num_fixed_buckets: int = 0  # TTFT buckets lower than a bucket below them, counted as monotone
 
 
 def bounds(store: Store) -> Bounds:
@@ -145,12 +147,20 @@ def kpis(store: Store, sel: Selection) -> Kpis:
         ttft_p50_s=_maybe(ttft["ttft_s"].get(0.5)),
         ttft_p99_s=_maybe(ttft["ttft_s"].get(0.99)),
         num_requests=_maybe(ttft["num_requests"].get(0.5)),
+        num_skipped_samples=_count(rates[rates.pod == "*"]["num_skipped"].sum())
+        + _count(ttft["num_skipped"].max()),
+        num_fixed_buckets=_count(ttft["num_fixed_buckets"].max()),
     )
 
 
 def missing_metrics(store: Store, keys: tuple[str, ...]) -> dict[str, str]:
     """For each catalog key whose panel does not apply to this stack: the 'needs …' text to show instead."""
     return applicability.missing(store, keys)
+
+
+def _count(value: object) -> int:
+    """A count from an aggregate that is NaN over no rows."""
+    return 0 if value is None or pd.isna(value) else int(value)
 
 
 def _maybe(value: object) -> float | None:

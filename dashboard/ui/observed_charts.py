@@ -1,5 +1,5 @@
 """The Overview's "Observed vs replayed" section: the stored requests replayed through the observed
-configuration, beside what the metrics observed (computed only when the user asks: ~1 s)."""
+configuration, beside what the metrics observed (its own section, so it runs only when asked)."""
 
 from __future__ import annotations
 
@@ -47,17 +47,12 @@ def comparison_chart(frame: pd.DataFrame, measures: tuple[str, ...], title: str,
 
 
 def render_observed(path: str, sel: Selection, newest: datetime | None) -> None:
-    """A toggle, then the two comparison charts with the configuration and what the gaps mean."""
+    """The two comparison charts with the configuration and what the gaps mean."""
     st.subheader("Observed vs replayed")
-    if not st.toggle(
-        "Replay the stored requests through the observed configuration",
-        key="overview_replay",
-        bind="query-params",
-    ):
-        st.caption(
-            "Takes about a second on the sample: each pod's requests, as routed, through its own cache."
-        )
-        return
+    st.caption(
+        "The stored requests replayed through the observed configuration: each pod's requests, "
+        "as routed, through its own cache (about a second on the sample)."
+    )
     left, right = st.columns(2)
     hw_names, model_names = sorted(profiles.HARDWARE), sorted(profiles.MODELS)
     hardware = left.selectbox(

@@ -84,3 +84,14 @@ def chart(
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def skipped_note(kpis: Kpis) -> None:
+    """Say what the numbers left out: non-finite samples and non-monotone histogram buckets."""
+    parts = []
+    if kpis.num_skipped_samples:
+        parts.append(f"{kpis.num_skipped_samples:,} NaN/±Inf samples skipped in the hit-rate and TTFT math")
+    if kpis.num_fixed_buckets:
+        parts.append(f"{kpis.num_fixed_buckets:,} TTFT buckets below a lower bucket read as monotone")
+    if parts:
+        st.warning("; ".join(parts) + " (the exporter sent them; see docs/live.md).")

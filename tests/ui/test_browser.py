@@ -107,12 +107,12 @@ def test_overview_renders_charts_in_a_real_browser(app_url, artifacts_dir):
         page = browser.new_page(viewport={"width": 1500, "height": 2400})
         page.goto(app_url, wait_until="domcontentloaded")
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 9", timeout=60_000)
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000)
         wait_until_drawn(page)
         num_charts = page.locator(".js-plotly-plot").count()
         num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
         page.screenshot(path=str(artifacts_dir / "overview.png"), full_page=True)
         browser.close()
-    assert num_charts >= 9
+    assert num_charts >= 4  # the first section: hit rates and TTFT
     assert num_errors == 0
     assert (artifacts_dir / "overview.png").stat().st_size > 50_000, "screenshot is blank"

@@ -1,4 +1,4 @@
-"""The Overview's "Observed vs replayed" section: off until asked, then two charts and the verdicts."""
+"""The Overview's "Observed vs replayed" section: run only when chosen, then two charts and the verdicts."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_the_replay_runs_only_when_asked_and_then_shows_both_sides_and_what_the_
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not any("Replayed:" in c.value for c in at.caption)
-    at.toggle(key="overview_replay").set_value(True).run()
+    at.radio(key="overview_section").set_value("Observed vs replayed").run()
     assert not at.exception, [e.value for e in at.exception]
     (caption,) = [c.value for c in at.caption if c.value.startswith("Replayed:")]
     assert "requests routed as observed" in caption and "llama-3.1-8b on h100-sxm" in caption
@@ -38,7 +38,7 @@ def test_the_replay_runs_only_when_asked_and_then_shows_both_sides_and_what_the_
 def test_a_link_with_the_replay_on_reopens_the_section_with_its_hardware(monkeypatch, sample_db):
     monkeypatch.setenv("KVSCOPE_DB", str(sample_db))
     at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update(overview_replay="true", overview_replay_hw="h20")
+    at.query_params.update(overview_section="Observed vs replayed", overview_replay_hw="h20")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     (caption,) = [c.value for c in at.caption if c.value.startswith("Replayed:")]

@@ -53,12 +53,18 @@ def render(monkeypatch, db: Path, pods: list[str]) -> AppTest:
     return at
 
 
+SECTIONS = ("Hit rates & TTFT", "What explains the hit rate", "KV tiers & routing")
+
+
 def figures(at: AppTest) -> dict[str, dict]:
-    """Every drawn chart's figure JSON by its title."""
+    """Every chart's figure JSON by its title, visiting each section of the page as a user would."""
     out = {}
-    for chart in at.get("plotly_chart"):
-        fig = json.loads(chart.proto.spec)
-        out[fig["layout"]["title"]["text"]] = fig
+    for section in SECTIONS:
+        at.radio(key="overview_section").set_value(section).run()
+        assert not at.exception, [e.value for e in at.exception]
+        for chart in at.get("plotly_chart"):
+            fig = json.loads(chart.proto.spec)
+            out[fig["layout"]["title"]["text"]] = fig
     return out
 
 
