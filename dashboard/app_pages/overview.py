@@ -30,10 +30,10 @@ class Page:
     def __init__(self) -> None:
         b = cached.bounds(path)
         self.newest = b.last_ts
-        self.sel: Selection = controls.selection(b)
+        self.sel: Selection = cached.with_window(path, controls.selection(b), self.newest)
         self.all_pods = cached.pods(path)
         self.notes = self.frame("annotations")
-        self.missing = cached.missing(path, widgets.OVERVIEW_METRICS)
+        self.missing = cached.missing(path, widgets.OVERVIEW_METRICS, self.newest)
 
     def frame(self, name: str) -> pd.DataFrame:
         return cached.frame(path, name, self.sel, self.newest)

@@ -44,6 +44,7 @@ class Selection:
 
     time_range: TimeRange
     pods: tuple[str, ...] = ()
+    window_s: float | None = None  # the rate window, once known (None: each query works it out)
 
     @property
     def pod_list(self) -> list[str] | None:

@@ -7,9 +7,9 @@ from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 
 
-def stack_config(store: Store) -> applicability.StackConfig:
+def stack_config(store: Store, present: set[str] | None = None) -> applicability.StackConfig:
     """The KV-connector configuration the stored info metrics and connector families describe."""
-    present = set(run_query(store, "metric_names")["metric"])
+    present = set(run_query(store, "metric_names")["metric"]) if present is None else present
     rows = run_query(store, "stack_cache_config")
     labels = [
         {
@@ -24,4 +24,4 @@ def stack_config(store: Store) -> applicability.StackConfig:
 def missing(store: Store, keys: tuple[str, ...]) -> dict[str, str]:
     """For each catalog key whose panel does not apply (not exported, or not configured): its 'needs …' text."""
     present = set(run_query(store, "metric_names")["metric"])
-    return applicability.unavailable(keys, present, stack_config(store))
+    return applicability.unavailable(keys, present, stack_config(store, present))

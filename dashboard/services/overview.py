@@ -5,7 +5,7 @@ Every function takes the one Selection (pods, range, window) so no chart can mis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import pandas as pd
@@ -75,10 +75,16 @@ def window_caption(store: Store, tr: TimeRange) -> str:
     return windows.window_caption(effective_window_s(store, tr))
 
 
+def with_window(store: Store, sel: Selection) -> Selection:
+    """sel with its rate window worked out once, so the page's queries do not each ask again."""
+    return replace(sel, window_s=effective_window_s(store, sel.time_range))
+
+
 def window_params(store: Store, sel: Selection) -> dict:
     """start, end, the effective rate window and the pods: the parameters of every windowed query."""
     tr = sel.time_range
-    return {"start": tr.start, "end": tr.end, "step": effective_window_s(store, tr), "pods": sel.pod_list}
+    step = sel.window_s if sel.window_s is not None else effective_window_s(store, tr)
+    return {"start": tr.start, "end": tr.end, "step": step, "pods": sel.pod_list}
 
 
 def hit_rate(store: Store, sel: Selection) -> pd.DataFrame:
@@ -122,10 +128,9 @@ def routing(store: Store, sel: Selection) -> pd.DataFrame:
 
     Cluster-wide on purpose: the router's split over every endpoint ignores the pod filter.
     """
-    tr = sel.time_range
-    return run_query(
-        store, "overview_routing", start=tr.start, end=tr.end, step=effective_window_s(store, tr)
-    )
+    params = window_params(store, sel)
+    params.pop("pods")
+    return run_query(store, "overview_routing", **params)
 
 
 def annotations(store: Store, sel: Selection) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.core.config import default_db_path
-from dashboard.services import explain, overview
+from dashboard.services import explain, overview, windows
 from dashboard.services.app_store import open_app_store
 from dashboard.services.collector import (
     Collector,
@@ -115,13 +115,21 @@ def kpis(path: str, sel: overview.Selection, newest: datetime | None) -> overvie
     return overview.kpis(_open(path), sel)
 
 
-@st.cache_data(ttl=60, max_entries=8, show_spinner=False)
-def missing(path: str, keys: tuple[str, ...]) -> dict[str, str]:
-    """Cached 'not exported by this stack' lookups."""
+@st.cache_data(ttl=DATA_TTL_S, max_entries=32, show_spinner=False)
+def missing(path: str, keys: tuple[str, ...], newest: datetime | None = None) -> dict[str, str]:
+    """Cached 'not exported by this stack' lookups (keyed like frame: a new sample asks again)."""
     return overview.missing_metrics(_open(path), keys)
+
+
+@st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
+def with_window(path: str, sel: overview.Selection, newest: datetime | None) -> overview.Selection:
+    """sel with its rate window worked out once per render (keyed like frame)."""
+    return overview.with_window(_open(path), sel)
 
 
 @st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
 def window_caption(path: str, sel: overview.Selection, newest: datetime | None) -> str:
     """Which rate window the charts use (newest keys the cache to new samples)."""
+    if sel.window_s is not None:
+        return windows.window_caption(sel.window_s)
     return overview.window_caption(_open(path), sel.time_range)

@@ -58,7 +58,7 @@ def render_prompt_sources(path: str, sel: Selection, newest: datetime | None, no
     """Two charts: every prompt token by source, and the cached ones by the tier that supplied them."""
     frame = cached.frame(path, "prompt_sources", sel, newest)
     keys = ("prompt_tokens_by_source", "prompt_tokens_cached_by_source")
-    missing = cached.missing(path, keys)
+    missing = cached.missing(path, keys, newest)
     left, right = st.columns(2)
     with left:
         widgets.chart(
@@ -79,7 +79,7 @@ def render_waiting(path: str, sel: Selection, newest: datetime | None, notes: pd
         "series",
         "value",
     )
-    widgets.chart(fig, notes, cached.missing(path, keys), keys, optional=True)
+    widgets.chart(fig, notes, cached.missing(path, keys, newest), keys, optional=True)
 
 
 def render_epp_predicted(path: str, sel: Selection, newest: datetime | None, notes: pd.DataFrame) -> None:
@@ -94,13 +94,13 @@ def render_epp_predicted(path: str, sel: Selection, newest: datetime | None, not
     )
     fig.update_yaxes(tickformat=".0%")
     key = ("epp_prefix_predicted_cached_tokens",)
-    widgets.chart(fig, notes, cached.missing(path, key), key, optional=True)
+    widgets.chart(fig, notes, cached.missing(path, key, newest), key, optional=True)
 
 
 def render_block_residency(path: str, sel: Selection, newest: datetime | None) -> None:
     """Block lifetime, idle time before eviction and reuse gap, with the verdict on capacity."""
     keys = ("kv_block_reuse_gap", "kv_block_idle_before_evict", "kv_block_lifetime")
-    missing = cached.missing(path, keys)
+    missing = cached.missing(path, keys, newest)
     if all(k in missing for k in keys):
         st.info(f"**GPU block residency**: not exported by this stack (needs {missing[keys[0]]}).")
         return
@@ -126,7 +126,7 @@ def render_connector_health(path: str, sel: Selection, newest: datetime | None, 
         "lmcache_stored_tokens",
         "lmcache_cpu_evictions",
     )
-    missing = cached.missing(path, delay_keys + rate_keys)
+    missing = cached.missing(path, delay_keys + rate_keys, newest)
     left, right = st.columns(2)
     with left:
         fig = _lines(
