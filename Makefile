@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 DB ?= data/kvscope.duckdb
 PORT ?= 8501
 
-.PHONY: install run test test-vllm lint bench demo demo-vllm sample clean
+.PHONY: install run test test-vllm lint bench demo demo-vllm sample screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -41,6 +41,9 @@ bench: install
 
 demo: install
 	bash scripts/demo.sh
+
+screenshots: install
+	bash scripts/screenshots.sh
 
 sample: install
 	$(PY) -m dashboard sample --out sample_data

@@ -56,7 +56,9 @@ def render(path: str, bounds: overview.Bounds) -> Controls | str:
     )
     custom = _custom_range(bounds) if preset == "custom" else None
     all_pods = cached.pods(path)
-    chosen = sb.multiselect("Pods", all_pods, default=[], key="sidebar_pods", placeholder="all pods")
+    chosen = sb.multiselect(
+        "Pods", all_pods, default=[], key="sidebar_pods", placeholder="all pods", bind="query-params"
+    )
     options = list(REFRESH_S)
     default = options.index(LIVE_DEFAULT_REFRESH) if cached.is_live() else 0
     refresh = sb.selectbox("Auto-refresh", options, index=default, key="sidebar_refresh", bind="query-params")

@@ -1,0 +1,91 @@
+"""Issue 12.7/12.8: a copied link reopens the same view in a fresh browser — the Overview with its
+pod, range and section, and the Planner with its inputs — and each page leaves a screenshot."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from tests.ui.test_browser import (  # noqa: F401 (app_url: fixture)
+    CHROMIUM_FLAGS,
+    app_url,
+    chromium,
+)
+from tests.ui.test_overview_browser import settle
+
+VIEWPORT = {"width": 1500, "height": 2400}
+
+
+def view(page) -> dict:
+    """What a reader sees: captions, headline values, chart titles and the inputs' values."""
+    return {
+        "captions": page.locator("[data-testid='stCaptionContainer']").all_inner_texts(),
+        "metrics": page.locator("[data-testid='stMetricValue']").all_inner_texts(),
+        "charts": page.locator(".js-plotly-plot .gtitle").all_inner_texts(),
+        "inputs": [i.input_value() for i in page.locator("[data-testid='stNumberInput'] input").all()],
+    }
+
+
+def reopened(browser, url: str, shot) -> dict:
+    """The view a colleague gets from the link: a new context with no cookies or session."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=90_000)
+    settle(page)
+    page.screenshot(path=str(shot), full_page=True)
+    seen = view(page)
+    context.close()
+    return seen
+
+
+def test_an_overview_link_reopens_the_same_pod_range_and_section(app_url, artifacts_dir):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(app_url, wait_until="domcontentloaded")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=90_000)
+        picker = page.locator("[data-testid='stSidebar'] [data-testid='stMultiSelect'] input")
+        picker.click()
+        picker.fill("vllm-0")
+        picker.press("Enter")
+        page.keyboard.press("Escape")
+        page.wait_for_function("location.search.includes('sidebar_pods=vllm-0')", timeout=60_000)
+        page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(
+            has_text="Time range"
+        ).click()
+        page.get_by_role("option", name="last 1 h").click()
+        page.wait_for_function("location.search.includes('sidebar_range=')", timeout=60_000)
+        page.locator("[data-testid='stRadio'] label").filter(has_text="KV tiers & routing").first.click()
+        page.wait_for_function("location.search.includes('overview_section=')", timeout=60_000)
+        settle(page)
+        shared, mine = page.url, view(page)
+        theirs = reopened(browser, shared, artifacts_dir / "overview-link.png")
+        browser.close()
+    params = parse_qs(urlsplit(shared).query)
+    assert params["sidebar_pods"] == ["vllm-0"] and params["sidebar_range"] == ["last 1 h"]
+    assert params["overview_section"] == ["KV tiers & routing"]
+    assert any(c.startswith("vllm-0 · ") for c in mine["captions"])
+    assert theirs == mine
+
+
+def test_a_planner_link_reopens_the_same_plan(app_url, artifacts_dir):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(app_url + "/planner", wait_until="domcontentloaded")
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
+        price = page.get_by_label("$ per GPU-hour")
+        price.fill("7.25")
+        price.press("Enter")
+        page.wait_for_url("**planner_price=7.25**", timeout=60_000)
+        settle(page)
+        shared, mine = page.url, view(page)
+        page.screenshot(path=str(artifacts_dir / "planner-shared.png"), full_page=True)
+        theirs = reopened(browser, shared, artifacts_dir / "planner-link.png")
+        browser.close()
+    assert "7.25" in mine["inputs"]
+    assert theirs == mine
