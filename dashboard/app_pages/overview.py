@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.services.overview import Selection
-from dashboard.ui import cached, charts, explain_charts, widgets
+from dashboard.ui import cached, charts, drawn, explain_charts, export, widgets
 from dashboard.ui import findings as findings_ui
 from dashboard.ui.observed_charts import render_observed
 
@@ -153,10 +153,15 @@ section = st.radio(
 @st.fragment(run_every=controls.refresh_s)
 def body() -> None:
     """Everything that refreshes on its own when auto-refresh is on."""
+    drawn.reset()
     p = Page()
     p.notes = findings_ui.render_findings(path, p.sel.time_range, p.notes)  # findings join the markers
     render_headline(p)
-    SECTIONS[section or "Hit rates & TTFT"](p)
+    shown = section or "Hit rates & TTFT"
+    SECTIONS[shown](p)
+    tr = p.sel.time_range
+    caption = export.caption_text(f"{p.sel.scope} · {shown}", tr.caption, f"store {path}")
+    export.export_picker(drawn.figures(), caption, key="overview_export")
 
 
 body()

@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard.engine.readers import READERS
 from dashboard.services import trace_explorer, whatif
-from dashboard.ui import cached, trace_cached, trace_widgets
+from dashboard.ui import cached, drawn, export, trace_cached, trace_widgets
 
 CONSOLE_MAX_ROWS = 5_000
 DEFAULT_SQL = (
@@ -19,6 +19,7 @@ DEFAULT_SQL = (
 st.header("Traces")
 st.caption("What reuse does a workload offer a prefix cache? Import a trace, explore it, query the store.")
 path = str(cached.store_path())
+drawn.reset()
 infos = trace_cached.trace_list(path)
 names = [t.name for t in infos]
 
@@ -78,6 +79,12 @@ else:
         st.error(f"Cannot describe {name!r}: {exc}")
     else:
         trace_widgets.stats_panel(s)
+        caption = export.caption_text(
+            f"trace {info.name} ({info.format}, {info.block_tokens}-token blocks)",
+            f"{info.num_requests:,} requests",
+            f"store {path}",
+        )
+        export.export_picker(drawn.figures(), caption, key="traces_export")
 
 st.subheader("SQL console (read-only)")
 with st.form("traces_sql_form"):

@@ -110,6 +110,21 @@ def export_html(fig: go.Figure, caption: str) -> str:
     )
 
 
+def export_picker(figures: dict[str, go.Figure], caption: str, key: str) -> None:
+    """A toggle that, once on, offers any chart the page drew as a captioned PNG or HTML file.
+
+    NOTE: off by default: the HTML (plotly.js inlined, ~4 MB) would otherwise be built and sent
+    to the browser on every render.
+    """
+    import streamlit as st  # NOTE: here, so `kvscope plan --png` never imports streamlit
+
+    if not figures or not st.toggle("Export a chart (captioned PNG or HTML)", key=f"{key}_on"):
+        return
+    title = st.selectbox("Chart to export", list(figures), key=f"{key}_chart")
+    slug = "-".join("".join(c if c.isalnum() else " " for c in title.lower()).split())[:60]
+    export_buttons(figures[title], caption, key=key, filename=f"kvscope-{slug}")
+
+
 def export_buttons(fig: go.Figure, caption: str, key: str, filename: str = "kvscope-chart") -> None:
     """Two Streamlit download buttons (PNG, HTML) for fig with caption; key prefixes their widget keys."""
     import streamlit as st  # NOTE: here, so `kvscope plan --png` never imports streamlit

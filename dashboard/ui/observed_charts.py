@@ -12,7 +12,7 @@ import streamlit as st
 from dashboard.core import profiles
 from dashboard.services import observed
 from dashboard.services.overview import Selection
-from dashboard.ui import cached
+from dashboard.ui import cached, drawn
 from dashboard.ui.charts import themed_figure
 from dashboard.ui.theme import PLOTLY_CONFIG
 
@@ -83,8 +83,8 @@ def render_observed(path: str, sel: Selection, newest: datetime | None) -> None:
         "hit rate",
     )
     hits.update_yaxes(tickformat=".0%")
-    left.plotly_chart(hits, config=PLOTLY_CONFIG, theme=None, width="stretch")
+    left.plotly_chart(drawn.record(hits), config=PLOTLY_CONFIG, theme=None, width="stretch")
     ttft = comparison_chart(result.frame, ("TTFT p50", "TTFT p99"), f"TTFT, {sel.scope} — s", "TTFT (s)")
-    right.plotly_chart(ttft, config=PLOTLY_CONFIG, theme=None, width="stretch")
+    right.plotly_chart(drawn.record(ttft), config=PLOTLY_CONFIG, theme=None, width="stretch")
     for verdict in result.verdicts:
         st.markdown(f"- {verdict}")

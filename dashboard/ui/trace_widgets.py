@@ -7,13 +7,14 @@ import streamlit as st
 
 from dashboard.engine.trace_stats import TraceStats
 from dashboard.services.traces import TraceInfo
+from dashboard.ui import drawn
 from dashboard.ui import trace_charts as tc
 from dashboard.ui.theme import PLOTLY_CONFIG
 
 
 def show(fig: go.Figure) -> None:
     """One chart, full column width, in the shared template."""
-    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, width="stretch")
+    st.plotly_chart(drawn.record(fig), theme=None, config=PLOTLY_CONFIG, width="stretch")
 
 
 def trace_table(infos: list[TraceInfo]) -> None:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard.core.units import format_duration
 from dashboard.services.overview import Bounds, Kpis, TimeRange
+from dashboard.ui import drawn
 from dashboard.ui.charts import add_annotations
 from dashboard.ui.sidebar import Controls
 from dashboard.ui.theme import PLOTLY_CONFIG
@@ -79,7 +80,7 @@ def chart(
         return
     if notes is not None and len(notes):
         add_annotations(fig, notes)
-    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, width="stretch")
+    st.plotly_chart(drawn.record(fig), theme=None, config=PLOTLY_CONFIG, width="stretch")
 
 
 def _pct(value: float | None) -> str:
