@@ -33,6 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cpu-blocks", type=int, default=0, help="CPU DRAM tier per pod, blocks (0 = none)")
     parser.add_argument("--disk-blocks", type=int, default=0, help="disk tier per pod, blocks (0 = none)")
     parser.add_argument("--seed", type=int, default=0, help="seed for the random router")
+    parser.add_argument(
+        "--scorer-weights",
+        default="2,2,3",
+        metavar="Q,K,P",
+        help="the EPP's queue, KV-usage and prefix scorer weights for the scoring routers (default 2,2,3)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_db_argument(parser)
     parser.add_argument(
@@ -41,6 +47,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="store the result in the --db store under NAME (replaces an earlier NAME)",
     )
+
+
+def scorer_weights(text: str) -> tuple[float, float, float]:
+    """'Q,K,P' as three non-negative weights, or a ValueError naming the flag."""
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 3 or any(not v >= 0 for v in values) or not any(values):
+        raise ValueError(f"--scorer-weights {text!r}: expected three non-negative numbers Q,K,P, not all 0")
+    return values
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         cpu_blocks=args.cpu_blocks,
         disk_blocks=args.disk_blocks,
         seed=args.seed,
+        scorer_weights=scorer_weights(args.scorer_weights),
     )
     summary = run_replay(trace, req)
     if args.save is not None:

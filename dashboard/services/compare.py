@@ -81,22 +81,19 @@ def ceiling_of(curve: MissRatioCurve, num_blocks: int) -> float:
 def cluster_config(scenario: Scenario, block_tokens: int) -> ClusterConfig:
     """The engine's config for a scenario: replay.cluster_config, then its scorer weights and profiles."""
     scenario.validate()
-    sized = scenario.hbm_blocks is None
     req = replay.ReplayRequest(
         num_pods=scenario.num_pods,
         router=scenario.router,
         policy=scenario.policy,
         hbm_blocks=scenario.hbm_blocks,
-        hardware=scenario.hardware if sized else None,
-        model=scenario.model if sized else None,
+        hardware=scenario.hardware,
+        model=scenario.model,
         cpu_blocks=scenario.cpu_blocks,
         disk_blocks=scenario.disk_blocks,
         seed=scenario.seed,
+        scorer_weights=tuple(scenario.weights),
     )
-    config = replay.cluster_config(req, block_tokens)
-    # NOTE: HBM given in blocks still takes its latency model from the scenario's hardware and model.
-    router = RouterConfig(scenario.router, *scenario.weights, seed=scenario.seed)
-    return replace(config, router=router, hardware=scenario.hardware, model=scenario.model)
+    return replay.cluster_config(req, block_tokens)
 
 
 def pooled_config(config: ClusterConfig) -> ClusterConfig:

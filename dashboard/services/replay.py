@@ -29,6 +29,7 @@ class ReplayRequest:
     cpu_blocks: int = 0
     disk_blocks: int = 0
     seed: int = 0
+    scorer_weights: tuple[float, float, float] = (2.0, 2.0, 3.0)  # the EPP's queue, KV and prefix scorers
 
 
 def cluster_config(req: ReplayRequest, block_tokens: int) -> ClusterConfig:
@@ -42,16 +43,14 @@ def cluster_config(req: ReplayRequest, block_tokens: int) -> ClusterConfig:
             raise ValueError("give --hbm-blocks N, or --hardware H and --model M to size HBM from profiles")
         hbm = profiles.hbm_kv_blocks(profiles.hardware(hw_name), profiles.model(model_name), block_tokens)
     else:
-        if req.hardware is not None and req.model is not None:
-            raise ValueError("--hbm-blocks and --hardware/--model both size HBM; give one")
-        hbm = req.hbm_blocks
+        hbm = req.hbm_blocks  # NOTE: --hardware/--model then give the latency model only
     tiers = [TierConfig("gpu", hbm, req.policy)]
     tiers += [TierConfig("cpu", req.cpu_blocks, req.policy)] if req.cpu_blocks else []
     tiers += [TierConfig("disk", req.disk_blocks, req.policy)] if req.disk_blocks else []
     return ClusterConfig(
         num_pods=req.num_pods,
         tiers=tuple(tiers),
-        router=RouterConfig(req.router, seed=req.seed),
+        router=RouterConfig(req.router, *req.scorer_weights, seed=req.seed),
         hardware=hw_name,
         model=model_name,
     )

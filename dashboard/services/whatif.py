@@ -201,29 +201,21 @@ def _round_2(value: float) -> int:
 
 
 def command_line(src: TraceSource, fmt: str, scenario: Scenario, db_path: str | None = None) -> str:
-    """The `kvscope replay` line of one scenario, naming the user's trace; a comment says what it cannot set."""
+    """The `kvscope replay` line of one scenario, naming the user's trace."""
     parts = ["kvscope", "replay", shlex.quote(src.cli_trace)]
     parts += ["--format", fmt] if fmt != AUTO_FORMAT and src.stored_name is None else []
     parts += ["--db", shlex.quote(db_path)] if src.stored_name is not None and db_path else []
     parts += ["--pods", str(scenario.num_pods), "--router", scenario.router, "--policy", scenario.policy]
-    notes = []
-    if scenario.hbm_blocks is None:
-        parts += ["--hardware", scenario.hardware, "--model", scenario.model]
-    else:
-        parts += ["--hbm-blocks", str(scenario.hbm_blocks)]
-        parts += ["--hardware", scenario.hardware] if scenario.hardware != DEFAULT_HARDWARE else []
-        if scenario.model != DEFAULT_MODEL and scenario.hardware != DEFAULT_HARDWARE:
-            notes.append(
-                f"latency model {scenario.model}: replay takes one of --hardware/--model with --hbm-blocks"
-            )
-        elif scenario.model != DEFAULT_MODEL:
-            parts += ["--model", scenario.model]
+    sized = scenario.hbm_blocks is None  # else --hardware/--model give only the latency model
+    parts += [] if sized else ["--hbm-blocks", str(scenario.hbm_blocks)]
+    parts += ["--hardware", scenario.hardware] if sized or scenario.hardware != DEFAULT_HARDWARE else []
+    parts += ["--model", scenario.model] if sized or scenario.model != DEFAULT_MODEL else []
     parts += ["--cpu-blocks", str(scenario.cpu_blocks)] if scenario.cpu_blocks else []
     parts += ["--disk-blocks", str(scenario.disk_blocks)] if scenario.disk_blocks else []
     parts += ["--seed", str(scenario.seed)] if scenario.seed else []
     if scenario.weights != DEFAULT_WEIGHTS and _is_scoring(scenario.router):
-        notes.append("scorer weights {:g}/{:g}/{:g} are set on the page only".format(*scenario.weights))
-    return " ".join(parts) + (f"  # {'; '.join(notes)}" if notes else "")
+        parts += ["--scorer-weights", "{:g},{:g},{:g}".format(*scenario.weights)]
+    return " ".join(parts)
 
 
 def _is_scoring(router: str) -> bool:

@@ -63,7 +63,8 @@ def test_cpu_tier_adds_offload_hits(mooncake_conversation, capsys):
         (["--policy", "nope", "--hbm-blocks", "10"], "unknown policy 'nope'"),
         ([], "--hbm-blocks"),
         (["--hbm-blocks", "-1"], "non-negative"),
-        (["--hbm-blocks", "10", "--hardware", "h100-sxm", "--model", "llama-3.1-8b"], "give one"),
+        (["--hbm-blocks", "10", "--scorer-weights", "1,2"], "--scorer-weights '1,2'"),
+        (["--hbm-blocks", "10", "--scorer-weights", "0,0,0"], "not all 0"),
     ],
 )
 def test_bad_flags_exit_2_with_one_line(mooncake_conversation, capsys, args, message):

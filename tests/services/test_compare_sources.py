@@ -49,7 +49,7 @@ def test_the_command_line_names_the_users_file_never_the_temp_copy():
     assert "kvscope-uploads" not in line
 
 
-def test_the_command_line_says_what_it_cannot_set():
+def test_the_command_line_sets_everything_the_page_does():
     src = whatif.source("stored:conv")
     line = whatif.command_line(
         src,
@@ -58,13 +58,19 @@ def test_the_command_line_says_what_it_cannot_set():
         "db.duckdb",
     )
     assert line.startswith("kvscope replay conv --db db.duckdb --pods 8")
-    assert "# latency model qwen3-0.6b" in line and "scorer weights 2/2/5 are set on the page only" in line
+    assert "--hbm-blocks 10 --hardware h200 --model qwen3-0.6b" in line
+    assert line.endswith("--scorer-weights 2,2,5") and "#" not in line
 
 
-def test_the_command_line_replays_the_same_figures(mooncake_conversation):
-    scenario = Scenario(
-        num_pods=4, router="precise_prefix", hbm_blocks=4569, cpu_blocks=13710, hardware="h200"
-    )
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        Scenario(num_pods=4, router="precise_prefix", hbm_blocks=4569, cpu_blocks=13710, hardware="h200"),
+        Scenario(num_pods=4, router="prefix", hbm_blocks=2000, model="qwen3-0.6b", prefix_weight=5.0),
+    ],
+    ids=["precise", "weights-and-latency-model"],
+)
+def test_the_command_line_replays_the_same_figures(mooncake_conversation, scenario):
     src = whatif.TraceSource("file:x", str(mooncake_conversation), str(mooncake_conversation))
     args = whatif.command_line(src, "mooncake", scenario).split()[2:]
     out = subprocess.run(

@@ -101,7 +101,7 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
     assert at.number_input(key="whatif_s3_wprefix").value == 5.0
     clusters = list(table(at)["cluster"])
     assert clusters[0].startswith("4 pods") and "s3fifo" in clusters[1] and "CPU 9,000" in clusters[2]
-    assert "scorer weights 2/2/5 are set on the page only" in at.code[0].value
+    assert "--scorer-weights 2,2,5" in at.code[0].value
 
 
 def test_a_one_pod_replay_of_mooncake_is_flagged_overloaded_with_both_rates(monkeypatch, db):
