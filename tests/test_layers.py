@@ -10,12 +10,14 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "dashboard"
 
 # Rank of each layer: a module may import dashboard layers of lower or equal rank only.
+# store, ingest and engine share a rank: they are peers that never import each other (DESIGN.md).
+PEERS = ("engine", "ingest", "store")
 RANKS = {
     "core": 0,
     "engine": 1,
+    "ingest": 1,
+    "store": 1,
     "sim": 1.5,  # the simulated cluster: built on engine and core, beside services' other inputs
-    "ingest": 2,
-    "store": 3,
     "services": 4,
     "commands": 5,
     "cli": 5,
@@ -65,6 +67,12 @@ def test_module_imports_only_lower_layers(path: Path) -> None:
             assert RANKS[target] <= RANKS[layer] or target == layer, (
                 f"{path.relative_to(PACKAGE)} ({layer}) imports {name} ({target}), a higher layer"
             )
+            assert layer != "sim" or target in ("core", "engine", "sim"), (
+                f"{path.relative_to(PACKAGE)} (sim) imports {name}: the simulator uses engine and core only"
+            )
+            assert not (layer in PEERS and target in PEERS and target != layer), (
+                f"{path.relative_to(PACKAGE)} ({layer}) imports {name}: store, ingest and engine are peers"
+            )
         allowed = ONLY_IN.get(parts[0])
         assert allowed is None or layer in allowed, (
             f"{path.relative_to(PACKAGE)} ({layer}) imports {parts[0]}, allowed only in {sorted(allowed)}"
@@ -83,3 +91,8 @@ def test_engine_holds_no_simulator_code() -> None:
     assert not any(
         name.startswith("dashboard.sim") for p in MODULES if layer_of(p) == "engine" for name in imports_of(p)
     )
+
+
+def test_the_peer_rule_is_checked_on_real_modules() -> None:
+    # Guards the rule itself: each peer has modules, so a violation would be seen.
+    assert {layer_of(p) for p in MODULES} >= set(PEERS)

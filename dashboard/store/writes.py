@@ -14,7 +14,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dashboard.core.types import SeriesSamples
-from dashboard.ingest.matrix_answer import parse_compact_matrix
 from dashboard.store.db import Store
 from dashboard.store.queries import execute_write
 
@@ -48,19 +47,18 @@ def write_series_samples(store: Store, batch: SeriesSamples, where: str = "sampl
         return _insert_samples(cur, batch, where)
 
 
-def write_query_result(store: Store, body: bytes, where: str = "query result") -> int:
-    """Store the samples of a Prometheus query-API matrix answer, given as its raw JSON body.
+def write_query_result(store: Store, answer: SeriesSamples | bytes, where: str = "query result") -> int:
+    """Store the samples of a Prometheus query-API matrix answer: parsed by ingest already (the
+    typed record), or its raw JSON body, which DuckDB reads (queries/write/query_result_read.sql).
 
-    Prometheus's own compact encoding is scanned without a Python object per sample
-    (dashboard/ingest/matrix_answer.py); any other layout is parsed by DuckDB
-    (queries/write/query_result_read.sql). A series without a `pod` label gets its `instance`
-    as pod (direct /metrics targets often lack one). Returns how many samples were new.
+    A series without a `pod` label gets its `instance` as pod (direct /metrics targets often lack
+    one). Returns how many samples were new.
     """
-    return write_query_results(store, [(body, where)])
+    return write_query_results(store, [(answer, where)])
 
 
-def write_query_results(store: Store, answers: list[tuple[bytes, str]]) -> int:
-    """Store several answers, each (body, where), as write_query_result does, in one transaction.
+def write_query_results(store: Store, answers: list[tuple[SeriesSamples | bytes, str]]) -> int:
+    """Store several answers, each (record or body, where), as write_query_result does, in one transaction.
 
     NOTE: DuckDB writes a transaction's appends straight into the database file once they fill a
     row group (122,880 rows), and only the rest goes through the WAL; the hourly answers of a
@@ -68,10 +66,8 @@ def write_query_results(store: Store, answers: list[tuple[bytes, str]]) -> int:
     """
     stored = 0
     with store.transaction() as cur:
-        for body, where in answers:
-            batch = parse_compact_matrix(body)
-            if batch is None:
-                batch = _read_answer(cur, body, where)
+        for answer, where in answers:
+            batch = answer if isinstance(answer, SeriesSamples) else _read_answer(cur, answer, where)
             labels = [d if "pod" in d else {**d, "pod": d.get("instance", "")} for d in batch.labels]
             stored += _insert_samples(cur, replace(batch, labels=labels), where)
     return stored

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from dashboard.ingest.matrix_answer import parse_compact_matrix
+from dashboard.services.collector import parsed
 from dashboard.store.writes import write_query_result, write_query_results
 
 T = 1_795_996_815.123  # a millisecond timestamp as Prometheus renders it
@@ -24,6 +25,11 @@ def answer(request):
         return json.dumps(body, separators=separators).encode()
 
     return build
+
+
+def write_answer(store, body: bytes, where: str = "query result") -> int:
+    """Store an answer as the collector does: ingest's scan when the layout is Prometheus's own."""
+    return write_query_result(store, parsed(body), where)
 
 
 def rows(store) -> list[tuple]:
@@ -49,7 +55,7 @@ def test_values_labels_and_timestamps_arrive_exactly(store, answer):
         },
         {"metric": {"__name__": "hits_total", "instance": "10.0.0.5:8000"}, "values": [[T, "1e3"]]},
     )
-    assert write_query_result(store, body) == 5
+    assert write_answer(store, body) == 5
     got = rows(store)
     assert got[0] == (
         "hits_total",
@@ -67,27 +73,25 @@ def test_values_labels_and_timestamps_arrive_exactly(store, answer):
 
 def test_the_same_answer_twice_is_stored_once(store, answer):
     body = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"], [T + 15, "2"]]})
-    assert write_query_result(store, body) == 2
-    assert write_query_result(store, body) == 0
+    assert write_answer(store, body) == 2
+    assert write_answer(store, body) == 0
     overlapping = answer(
         {"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 15, "2"], [T + 30, "3"]]}
     )
-    assert write_query_result(store, overlapping) == 1
+    assert write_answer(store, overlapping) == 1
     assert len(rows(store)) == 3
 
 
 def test_an_empty_answer_stores_nothing(store, answer):
-    assert write_query_result(store, answer()) == 0
+    assert write_answer(store, answer()) == 0
 
 
 def test_a_body_that_is_not_an_answer_is_refused_and_changes_nothing(store, answer):
-    write_query_result(
-        store, answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"]]})
-    )
+    write_answer(store, answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"]]}))
     with pytest.raises(ValueError, match="prom-test: not a Prometheus API answer"):
-        write_query_result(store, answer({"metric": {}, "values": [[1, "x"]]}), where="prom-test")
+        write_answer(store, answer({"metric": {}, "values": [[1, "x"]]}), where="prom-test")
     with pytest.raises(ValueError, match="not a Prometheus API answer"):
-        write_query_result(store, b"<html>proxy error</html>")
+        write_answer(store, b"<html>proxy error</html>")
     assert len(rows(store)) == 1
 
 
@@ -97,25 +101,28 @@ def test_two_series_of_one_key_in_an_answer_store_a_shared_sample_once(store, an
         {"metric": {"__name__": "hits_total", "instance": "x", "pod": "x"}, "values": [[T, "1"]]},
         {"metric": {"__name__": "hits_total", "instance": "x"}, "values": [[T, "1"], [T + 15, "2"]]},
     )
-    assert write_query_result(store, body) == 2
+    assert write_answer(store, body) == 2
     assert [r[4:] for r in rows(store)] == [(1_795_996_815_123, 1.0), (1_795_996_830_123, 2.0)]
 
 
 def test_only_the_compact_encoding_is_scanned_and_every_layout_stores_the_same(store, answer):
     body = answer({"metric": {"__name__": "m", "pod": "a"}, "values": [[T, "1"]]})
     assert (parse_compact_matrix(body) is not None) == (b", " not in body)
-    assert write_query_result(store, body) == 1
+    assert write_answer(store, body) == 1
 
 
 def test_answers_written_together_are_one_transaction(store, answer):
     first = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"], [T + 15, "2"]]})
     second = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 30, "3"]]})
-    assert write_query_results(store, [(first, "chunk 1"), (second, "chunk 2")]) == 3
+    assert write_query_results(store, [(parsed(first), "chunk 1"), (parsed(second), "chunk 2")]) == 3
     with pytest.raises(ValueError, match="chunk 4: not a Prometheus API answer"):
         write_query_results(
             store,
             [
-                (answer({"metric": {"__name__": "hits_total", "pod": "b"}, "values": [[T, "1"]]}), "chunk 3"),
+                (
+                    parsed(answer({"metric": {"__name__": "hits_total", "pod": "b"}, "values": [[T, "1"]]})),
+                    "chunk 3",
+                ),
                 (b"<html>proxy error</html>", "chunk 4"),
             ],
         )
