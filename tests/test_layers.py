@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,45 @@ def test_engine_holds_no_simulator_code() -> None:
 def test_the_peer_rule_is_checked_on_real_modules() -> None:
     # Guards the rule itself: each peer has modules, so a violation would be seen.
     assert {layer_of(p) for p in MODULES} >= set(PEERS)
+
+
+_SQL = re.compile(
+    r"^\s*(SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|COPY|ATTACH)\b.*\b(FROM|INTO|TABLE|SET|AS|TO)\b",
+    re.DOTALL,  # NOTE: the house writes SQL keywords in capitals; prose ("copy … into") is not SQL
+)
+
+
+def sql_strings(path: Path) -> list[str]:
+    """String constants of a module that read as SQL statements (docstrings left out)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and _SQL.match(node.value)
+    ]
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in MODULES if layer_of(p) != "store"], ids=lambda p: str(p.relative_to(PACKAGE))
+)
+def test_no_sql_text_outside_the_store(path: Path) -> None:
+    assert not sql_strings(path), f"{path.relative_to(PACKAGE)}: SQL belongs in queries/ (DESIGN.md)"
+
+
+def test_the_sql_check_sees_sql(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        '"""Doc: SELECT x FROM y is prose here."""\nQ = "SELECT a FROM t"\nH = "run one SELECT"\n'
+    )
+    assert sql_strings(module) == ["SELECT a FROM t"]

@@ -11,9 +11,6 @@ from dashboard.services import trace_explorer, whatif
 from dashboard.ui import cached, drawn, export, trace_cached, trace_widgets
 
 CONSOLE_MAX_ROWS = 5_000
-DEFAULT_SQL = (
-    "SELECT name, format, num_requests, num_block_accesses, num_blocks FROM traces ORDER BY imported_at DESC"
-)
 
 
 st.header("Traces")
@@ -90,7 +87,7 @@ st.subheader("SQL console (read-only)")
 with st.form("traces_sql_form"):
     sql = st.text_area(
         "One SELECT over the store (tables: traces, trace_requests, samples, …)",
-        DEFAULT_SQL,
+        trace_explorer.console_default_sql(),
         key="traces_sql",
         bind="query-params",
     )

@@ -9,6 +9,7 @@ from dashboard.services import traces
 from dashboard.services.traces import TraceInfo
 from dashboard.store.console import SqlResult, run_sql
 from dashboard.store.db import Store, open_store
+from dashboard.store.queries import load_query
 
 AUTO_FORMAT = "auto"
 
@@ -40,6 +41,12 @@ def imported_as(infos: list[TraceInfo], source: str | Path) -> str | None:
 def stored_stats(store: Store, name: str, num_tree_nodes: int = 60) -> TraceStats:
     """The page's statistics of the trace imported as name."""
     return trace_stats(traces.load_stored_trace(store, name), num_tree_nodes)
+
+
+def console_default_sql() -> str:
+    """The console's starting text (queries/console/default.sql, without its header comment)."""
+    lines = load_query("console/default").sql.splitlines()
+    return "\n".join(line for line in lines if not line.startswith("--")).strip()
 
 
 def console(db_path: str | Path, sql: str, max_rows: int) -> SqlResult:
