@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "dashboard"
 # Rank of each layer: a module may import dashboard layers of lower or equal rank only.
 # store, ingest and engine share a rank: they are peers that never import each other (DESIGN.md).
 PEERS = ("engine", "ingest", "store")
+PRESENTATION = ("ui", "app_pages", "app")  # reach the store, ingest, sim and engine only through services
 RANKS = {
     "core": 0,
     "engine": 1,
@@ -70,6 +71,9 @@ def test_module_imports_only_lower_layers(path: Path) -> None:
             )
             assert layer != "sim" or target in ("core", "engine", "sim"), (
                 f"{path.relative_to(PACKAGE)} (sim) imports {name}: the simulator uses engine and core only"
+            )
+            assert layer not in PRESENTATION or target in ("core", "services", *PRESENTATION), (
+                f"{path.relative_to(PACKAGE)} ({layer}) imports {name}: pages and ui/ go through services"
             )
             assert not (layer in PEERS and target in PEERS and target != layer), (
                 f"{path.relative_to(PACKAGE)} ({layer}) imports {name}: store, ingest and engine are peers"

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.engine.readers import READERS
 from dashboard.services import trace_explorer, whatif
 from dashboard.ui import cached, drawn, export, trace_cached, trace_widgets
 
@@ -28,7 +27,9 @@ with st.expander("Import a trace", expanded=not infos), st.form("traces_import_f
     )
     server_path = st.text_input("… or a path on the server", key="traces_import_path")
     cols = st.columns(2)
-    fmt = cols[0].selectbox("Format", [trace_explorer.AUTO_FORMAT, *READERS], key="traces_import_format")
+    fmt = cols[0].selectbox(
+        "Format", [trace_explorer.AUTO_FORMAT, *whatif.format_names()], key="traces_import_format"
+    )
     new_name = cols[1].text_input("Name in the store (default: the file's name)", key="traces_import_name")
     submitted = st.form_submit_button("Import")
 if submitted:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TIER_NAMES = ("gpu", "cpu", "disk")  # index = tier number in per-tier arrays
 UNKNOWN = -1  # int sentinel for "not known" in integer arrays (sessions, turns, pods)
@@ -150,3 +154,30 @@ class SeriesSamples:
     series: np.ndarray  # int64 [samples], index into metrics/labels
     ts: np.ndarray  # datetime64[us] [samples], naive UTC
     values: np.ndarray  # float64 [samples]
+
+
+@dataclass(frozen=True, eq=False)
+class MissRatioCurve:
+    """Hit ratios of one LRU cache at each capacity (blocks); equal-length arrays."""
+
+    capacity_blocks: np.ndarray  # int64
+    block_hit_ratio: np.ndarray  # float64
+    token_hit_ratio: np.ndarray  # float64
+
+    def to_dict(self) -> dict[str, list]:
+        """The `kvscope mrc --json` object."""
+        return {
+            "capacity_blocks": self.capacity_blocks.tolist(),
+            "block_hit_ratio": self.block_hit_ratio.tolist(),
+            "token_hit_ratio": self.token_hit_ratio.tolist(),
+        }
+
+
+@dataclass(frozen=True)
+class SqlResult:
+    """The rows of one console query, whether the row cap cut them, and how long it took."""
+
+    frame: pd.DataFrame
+    is_truncated: bool
+    max_rows: int
+    elapsed_s: float

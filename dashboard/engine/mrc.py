@@ -9,30 +9,11 @@ trace gives every capacity at once (the LRU inclusion property).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numba import njit
 
-from dashboard.core.types import Trace
+from dashboard.core.types import MissRatioCurve, Trace
 from dashboard.engine.replay import replay_single_cache
-
-
-@dataclass(frozen=True, eq=False)
-class MissRatioCurve:
-    """Hit ratios of one LRU cache at each capacity (blocks); equal-length arrays."""
-
-    capacity_blocks: np.ndarray  # int64
-    block_hit_ratio: np.ndarray  # float64
-    token_hit_ratio: np.ndarray  # float64
-
-    def to_dict(self) -> dict[str, list]:
-        """The `kvscope mrc --json` object."""
-        return {
-            "capacity_blocks": self.capacity_blocks.tolist(),
-            "block_hit_ratio": self.block_hit_ratio.tolist(),
-            "token_hit_ratio": self.token_hit_ratio.tolist(),
-        }
 
 
 @njit(cache=True)

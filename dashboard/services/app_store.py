@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dashboard.store.db import Store, open_store
+
+__all__ = ["Store", "open_app_store"]  # Store: the type pages and ui/ hold, re-exported
 from dashboard.store.health import verify_tables
 
 

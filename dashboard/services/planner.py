@@ -113,6 +113,11 @@ class Plan:
         return asdict(self)
 
 
+def hit_oracle(trace: Trace) -> HitOracle:
+    """The trace's one-pass hit oracle, for a caller that plans the same trace many times."""
+    return HitOracle(trace)
+
+
 def plan(trace: Trace, req: PlanRequest, oracle: HitOracle | None = None) -> Plan:
     """Plan every hardware option of req for trace (pass a HitOracle to reuse its one pass)."""
     req.validate()

@@ -20,8 +20,9 @@ import pandas as pd
 from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.core.scenarios import DEFAULT_HARDWARE, DEFAULT_MODEL, DEFAULT_WEIGHTS, MAX_SCENARIOS, Scenario
 from dashboard.core.types import Trace
-from dashboard.engine.readers import read_trace
-from dashboard.engine.routers import router_info
+from dashboard.engine.policies import POLICIES
+from dashboard.engine.readers import READERS, read_trace
+from dashboard.engine.routers import ROUTERS, router_info
 from dashboard.services.saved_replays import list_replays, load_replay
 from dashboard.services.traces import list_traces, load_stored_trace
 from dashboard.store.db import Store
@@ -227,3 +228,18 @@ def _relative(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+def policy_names() -> list[str]:
+    """Every registered eviction policy, for the page's pickers."""
+    return list(POLICIES)
+
+
+def router_descriptions() -> dict[str, str]:
+    """Every registered router with its one-line description."""
+    return {r.name: r.description for r in ROUTERS.values()}
+
+
+def format_names() -> list[str]:
+    """Every trace format a reader knows."""
+    return list(READERS)

@@ -15,11 +15,12 @@ from __future__ import annotations
 import re
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pandas as pd
+
+from dashboard.core.types import SqlResult
 
 DEFAULT_MAX_ROWS = 10_000
 DEFAULT_TIMEOUT_S = 10.0
@@ -37,16 +38,6 @@ _CONNECT_CONFIG = {
 }
 _LOCKDOWN = ("SET enable_external_access = false", "SET lock_configuration = true")
 _LOCATION = re.compile(r"^(LINE \d+:|\s*\^)")
-
-
-@dataclass(frozen=True)
-class SqlResult:
-    """The rows of one console query, whether the row cap cut them, and how long it took."""
-
-    frame: pd.DataFrame
-    is_truncated: bool
-    max_rows: int
-    elapsed_s: float
 
 
 def run_sql(

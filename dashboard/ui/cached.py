@@ -11,14 +11,13 @@ import streamlit as st
 
 from dashboard.core.config import default_db_path
 from dashboard.services import explain, overview, windows
-from dashboard.services.app_store import open_app_store
+from dashboard.services.app_store import Store, open_app_store
 from dashboard.services.collector import (
     Collector,
     CollectorState,
     collector_from_environment,
     live_source_configured,
 )
-from dashboard.store.db import Store
 
 DATA_TTL_S = 600  # entries are keyed on the newest sample ts, so a long TTL stays fresh
 BOUNDS_TTL_S = 5

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.engine.plan_math import HitOracle
 from dashboard.services import planner, planner_traces
 from dashboard.services.profile_files import load_profiles
 from dashboard.ui import cached
@@ -20,9 +19,9 @@ def trace_choices(path: str) -> list[str]:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the trace and its LRU stack distances …")
-def oracle(path: str, key: str) -> HitOracle:
+def oracle(path: str, key: str) -> planner.HitOracle:
     """The trace's one-pass hit oracle (path: the store file, for stored traces)."""
-    return HitOracle(planner_traces.load_planner_trace(cached.get_store(), key))
+    return planner.hit_oracle(planner_traces.load_planner_trace(cached.get_store(), key))
 
 
 @st.cache_data(max_entries=32, show_spinner="Planning …")

@@ -6,10 +6,10 @@ from datetime import datetime
 
 import streamlit as st
 
-from dashboard.engine.trace_stats import TraceStats
+from dashboard.core.trace_stats import TraceStats
+from dashboard.core.types import SqlResult
 from dashboard.services import trace_explorer, traces
 from dashboard.services.traces import TraceInfo
-from dashboard.store.console import SqlResult
 from dashboard.ui import cached
 
 LIST_TTL_S = 30

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.engine.trace_stats import ROOT, Cdf, Histogram, PrefixTree, TraceStats
+from dashboard.core.trace_stats import ROOT, Cdf, Histogram, PrefixTree, TraceStats
 from dashboard.ui.theme import PALETTE, register_template
 
 HEIGHT = 320

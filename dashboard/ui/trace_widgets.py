@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.engine.trace_stats import TraceStats
+from dashboard.core.trace_stats import TraceStats
 from dashboard.services.traces import TraceInfo
 from dashboard.ui import drawn
 from dashboard.ui import trace_charts as tc

@@ -12,8 +12,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from dashboard.core.scenarios import Scenario
-from dashboard.core.types import Trace
-from dashboard.engine.mrc import MissRatioCurve
+from dashboard.core.types import MissRatioCurve, Trace
 from dashboard.services import compare, whatif
 from dashboard.ui import cached
 

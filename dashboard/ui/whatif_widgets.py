@@ -11,9 +11,6 @@ import streamlit as st
 
 from dashboard.core import profiles
 from dashboard.core.scenarios import MAX_SCENARIOS, Scenario
-from dashboard.engine.policies import POLICIES
-from dashboard.engine.readers import READERS
-from dashboard.engine.routers import ROUTERS
 from dashboard.services import whatif
 from dashboard.ui import cached
 from dashboard.ui.trace_cached import trace_list
@@ -72,7 +69,7 @@ def trace_picker(stored: list[str], saved_traces: list[str]) -> tuple[str, str]:
     )
     fmt = cols[1].selectbox(
         "Format",
-        [whatif.AUTO_FORMAT, *READERS],
+        [whatif.AUTO_FORMAT, *whatif.format_names()],
         key="whatif_format",
         bind=BIND,
         help="how to read a file or an upload (auto: sniffed); a stored trace keeps its own",
@@ -124,14 +121,14 @@ def _scenario(col, i: int, d: Scenario) -> Scenario:
     col.markdown(f"**S{i + 1}**")
     a, b = col.columns(2)
     values = {"pods": num(a, "Pods", 1, 256, d.num_pods, suffix="pods")}
-    values["policy"] = pick(b, "Eviction policy", list(POLICIES), d.policy, "policy")
+    values["policy"] = pick(b, "Eviction policy", whatif.policy_names(), d.policy, "policy")
     values["router"] = pick(
         col,
         "Router",
-        list(ROUTERS),
+        list(whatif.router_descriptions()),
         d.router,
         "router",
-        help=" · ".join(f"{r.name}: {r.description}" for r in ROUTERS.values()),
+        help=" · ".join(f"{name}: {text}" for name, text in whatif.router_descriptions().items()),
     )
     a, b = col.columns(2)
     hbm_help = "0 = size HBM from the hardware and model profiles"
