@@ -173,12 +173,8 @@ def migration_files() -> list[Path]:
 def migrate(store: Store) -> list[str]:
     """Apply every migration not yet recorded, each in its own transaction; returns their names."""
     cur = store.cursor()
-    cur.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
-        " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
-    )
-    done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations").fetchall()}
+    cur.execute(_bookkeeping("create_log"))
+    done = {row[0] for row in cur.execute(_bookkeeping("applied")).fetchall()}
     applied = []
     for file in migration_files():
         version = int(file.name[:3])
@@ -186,6 +182,11 @@ def migrate(store: Store) -> list[str]:
             continue
         with store.transaction() as tx:
             tx.execute(file.read_text())
-            tx.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, file.stem])
+            tx.execute(_bookkeeping("record"), {"version": version, "name": file.stem})
         applied.append(file.stem)
     return applied
+
+
+def _bookkeeping(name: str) -> str:
+    """One of the migration log's statements (queries/migrations/NAME.sql)."""
+    return (QUERIES_DIR / "migrations" / f"{name}.sql").read_text()
