@@ -6,7 +6,7 @@ layout is fixed (Prometheus writes it without whitespace), so a byte scanner rea
 speed: timestamps exactly as whole milliseconds, values through Arrow's string-to-double cast,
 each series' labels through json.loads (a few hundred objects, not one per sample).
 Anything the scanner does not expect (spaces, warnings, native histograms, an odd timestamp)
-returns None, and the caller reads the answer with a full JSON parser instead.
+returns None, and parse_matrix_answer reads the answer with json instead.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def parse_compact_matrix(body: bytes) -> SeriesSamples | None:
     """The samples of a matrix answer as Prometheus encodes it; None for any other layout.
 
     A series' `__name__` label becomes its metric (None when it has none), as
-    queries/write/query_result_series.sql does for answers DuckDB reads.
+    parse_matrix_answer does for every other layout.
     """
     end = len(body.rstrip())
     if not (
@@ -205,3 +205,38 @@ def _timestamp_ms(buf, pos, stop):
     if pos >= stop:
         return -1, 0
     return pos, seconds * 1000 + ms
+
+
+def parse_matrix_answer(body: bytes, where: str) -> SeriesSamples:
+    """Any layout of a query-API matrix answer as the typed record the store takes.
+
+    Prometheus's compact encoding goes through the scanner; any other layout (re-indented,
+    `warnings`, native histograms, which carry no `values`) through json. Timestamps are rounded
+    to whole milliseconds either way, so every layout stores the same samples.
+    """
+    batch = parse_compact_matrix(body)
+    if batch is not None:
+        return batch
+    try:
+        result = json.loads(body)["data"]["result"]
+        metrics, labels, series, ts_ms, values = [], [], [], [], []
+        for i, element in enumerate(result):
+            names = {str(k): str(v) for k, v in element["metric"].items()}
+            metrics.append(names.pop("__name__", None))
+            labels.append(names)
+            for t, v in element.get("values", []):
+                series.append(i)
+                ts_ms.append(round(float(t) * 1000))
+                values.append(float(v))  # NOTE: float() reads Prometheus's NaN, +Inf and -Inf
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        # NOTE: never quote the body: it may echo anything back (a credential too).
+        raise ValueError(
+            f"{where}: not a Prometheus API answer (expected a JSON matrix of samples)"
+        ) from None
+    return SeriesSamples(
+        metrics=metrics,
+        labels=labels,
+        series=np.asarray(series, np.int64),
+        ts=(np.asarray(ts_ms, np.int64) * 1000).astype("datetime64[us]"),
+        values=np.asarray(values, np.float64),
+    )

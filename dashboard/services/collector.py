@@ -17,11 +17,10 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-from dashboard.core.types import SeriesSamples
 from dashboard.ingest import prometheus, scrape
 from dashboard.ingest.config import PrometheusConfig, ScrapeConfig, load_config, load_scrape_config
 from dashboard.ingest.http_client import HttpClient, redact, redact_url, url_secrets
-from dashboard.ingest.matrix_answer import parse_compact_matrix
+from dashboard.ingest.matrix_answer import parse_matrix_answer
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import write_query_results, write_samples
@@ -196,7 +195,10 @@ class Collector:
                     num_submitted += 1
                 group = range(first, min(first + PREFETCH_CHUNKS, len(chunks)))
                 where = redact_url(self.config.url)
-                answers = [(parsed(queued.popleft().result()), f"{where} (chunk {i + 1})") for i in group]
+                answers = []
+                for i in group:
+                    chunk = f"{where} (chunk {i + 1})"
+                    answers.append((parse_matrix_answer(queued.popleft().result(), chunk), chunk))
                 stored += write_query_results(self.store, answers)
         finally:
             # NOTE: after a failed chunk the queued queries would only wait out their retries.
@@ -277,12 +279,3 @@ def collector_from_environment(store: Store, env: dict[str, str]) -> Collector:
         config = load_scrape_config(env=env)
         return Collector(store, targets=targets, scrape_config=config, since_s=since_s, interval_s=interval_s)
     return Collector(store, prometheus_config=load_config(env=env), since_s=since_s, interval_s=interval_s)
-
-
-def parsed(body: bytes) -> SeriesSamples | bytes:
-    """Prometheus's compact matrix as ingest's typed record; any other layout stays bytes for the store.
-
-    NOTE: the compact scan makes no Python object per sample; DuckDB's JSON reader takes the rest.
-    """
-    batch = parse_compact_matrix(body)
-    return body if batch is None else batch

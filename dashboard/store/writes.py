@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import re
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -47,9 +44,8 @@ def write_series_samples(store: Store, batch: SeriesSamples, where: str = "sampl
         return _insert_samples(cur, batch, where)
 
 
-def write_query_result(store: Store, answer: SeriesSamples | bytes, where: str = "query result") -> int:
-    """Store the samples of a Prometheus query-API matrix answer: parsed by ingest already (the
-    typed record), or its raw JSON body, which DuckDB reads (queries/write/query_result_read.sql).
+def write_query_result(store: Store, answer: SeriesSamples, where: str = "query result") -> int:
+    """Store the samples of a query-API matrix answer, as ingest parsed it.
 
     A series without a `pod` label gets its `instance` as pod (direct /metrics targets often lack
     one). Returns how many samples were new.
@@ -57,8 +53,8 @@ def write_query_result(store: Store, answer: SeriesSamples | bytes, where: str =
     return write_query_results(store, [(answer, where)])
 
 
-def write_query_results(store: Store, answers: list[tuple[SeriesSamples | bytes, str]]) -> int:
-    """Store several answers, each (record or body, where), as write_query_result does, in one transaction.
+def write_query_results(store: Store, answers: list[tuple[SeriesSamples, str]]) -> int:
+    """Store several answers, each (record, where), as write_query_result does, in one transaction.
 
     NOTE: DuckDB writes a transaction's appends straight into the database file once they fill a
     row group (122,880 rows), and only the rest goes through the WAL; the hourly answers of a
@@ -66,37 +62,10 @@ def write_query_results(store: Store, answers: list[tuple[SeriesSamples | bytes,
     """
     stored = 0
     with store.transaction() as cur:
-        for answer, where in answers:
-            batch = answer if isinstance(answer, SeriesSamples) else _read_answer(cur, answer, where)
+        for batch, where in answers:
             labels = [d if "pod" in d else {**d, "pod": d.get("instance", "")} for d in batch.labels]
             stored += _insert_samples(cur, replace(batch, labels=labels), where)
     return stored
-
-
-def _read_answer(cur, body: bytes, where: str) -> SeriesSamples:
-    """Any matrix answer layout, parsed by DuckDB's JSON reader (pods not yet filled in)."""
-    text = _INFINITE_VALUE.sub(lambda m: m[1] + (b'"-inf"' if m[2] == b"-" else b'"inf"') + m[3], body)
-    with tempfile.TemporaryDirectory(prefix="kvscope-") as tmp:
-        path = Path(tmp) / "answer.json"
-        path.write_bytes(text)
-        try:
-            execute_write(cur, "query_result_read", path=str(path))
-        except duckdb.Error:
-            # NOTE: DuckDB's message quotes the body, which may echo anything (a credential too).
-            raise ValueError(
-                f"{where}: not a Prometheus API answer (expected a JSON matrix of samples)"
-            ) from None
-    execute_write(cur, "query_result_series")
-    series = cur.fetchall()  # a few hundred rows: (idx, metric, labels as a dict)
-    execute_write(cur, "query_result_points")
-    points = cur.fetchnumpy()
-    return SeriesSamples(
-        metrics=[metric for _, metric, _ in series],
-        labels=[labels for _, _, labels in series],
-        series=points["idx"],
-        ts=points["ts"].astype("datetime64[us]"),
-        values=points["value"],
-    )
 
 
 def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
@@ -206,10 +175,9 @@ def _append(store: Store, statement: str, table: pa.Table) -> int:
 
 
 LABELS_TYPE = pa.map_(pa.string(), pa.string())
+
+
 # NOTE: only a sample's value is a string followed by `]`, so an `le="+Inf"` label is left as it is.
-_INFINITE_VALUE = re.compile(rb'(,\s*)"([+-])Inf"(\s*\])')
-
-
 def _grouped(samples: pa.Table | pd.DataFrame, where: str) -> SeriesSamples:
     """(ts, metric, labels, value) rows → SeriesSamples; labels may be dicts, maps or structs."""
     frame = (

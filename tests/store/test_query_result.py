@@ -7,8 +7,7 @@ import math
 
 import pytest
 
-from dashboard.ingest.matrix_answer import parse_compact_matrix
-from dashboard.services.collector import parsed
+from dashboard.ingest.matrix_answer import parse_compact_matrix, parse_matrix_answer
 from dashboard.store.writes import write_query_result, write_query_results
 
 T = 1_795_996_815.123  # a millisecond timestamp as Prometheus renders it
@@ -28,8 +27,8 @@ def answer(request):
 
 
 def write_answer(store, body: bytes, where: str = "query result") -> int:
-    """Store an answer as the collector does: ingest's scan when the layout is Prometheus's own."""
-    return write_query_result(store, parsed(body), where)
+    """Store an answer as the collector does: parsed by ingest (scanned when the layout is Prometheus's own)."""
+    return write_query_result(store, parse_matrix_answer(body, where), where)
 
 
 def rows(store) -> list[tuple]:
@@ -114,16 +113,13 @@ def test_only_the_compact_encoding_is_scanned_and_every_layout_stores_the_same(s
 def test_answers_written_together_are_one_transaction(store, answer):
     first = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T, "1"], [T + 15, "2"]]})
     second = answer({"metric": {"__name__": "hits_total", "pod": "a"}, "values": [[T + 30, "3"]]})
-    assert write_query_results(store, [(parsed(first), "chunk 1"), (parsed(second), "chunk 2")]) == 3
+    group = [(parse_matrix_answer(b, f"chunk {i}"), f"chunk {i}") for i, b in enumerate((first, second), 1)]
+    assert write_query_results(store, group) == 3
+    third = answer({"metric": {"__name__": "hits_total", "pod": "b"}, "values": [[T, "1"]]})
     with pytest.raises(ValueError, match="chunk 4: not a Prometheus API answer"):
-        write_query_results(
-            store,
-            [
-                (
-                    parsed(answer({"metric": {"__name__": "hits_total", "pod": "b"}, "values": [[T, "1"]]})),
-                    "chunk 3",
-                ),
-                (b"<html>proxy error</html>", "chunk 4"),
-            ],
-        )
+        # NOTE: as the collector does: a group is parsed whole before any of it is written
+        group = [
+            (parse_matrix_answer(b, f"chunk {i}"), f"chunk {i}") for i, b in ((3, third), (4, b"<html>"))
+        ]
+        write_query_results(store, group)
     assert len(rows(store)) == 3  # chunk 3's sample went with chunk 4's failure
