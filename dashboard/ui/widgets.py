@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.core.units import format_duration
 from dashboard.services.overview import Bounds, Kpis, TimeRange
 from dashboard.ui import drawn
-from dashboard.ui.charts import add_annotations
+from dashboard.ui.markers import add_annotations
 from dashboard.ui.sidebar import Controls
 from dashboard.ui.theme import PLOTLY_CONFIG
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.ui.charts import LABEL_MIN_GAP, add_annotations, label_rows
+from dashboard.ui.markers import LABEL_MIN_GAP, add_annotations, label_rows
 
 T0 = pd.Timestamp("2026-11-30 00:00")
 SPAN_S = 6 * 3600.0
