@@ -155,6 +155,39 @@ class SeriesSamples:
     ts: np.ndarray  # datetime64[us] [samples], naive UTC
     values: np.ndarray  # float64 [samples]
 
+    @property
+    def num_samples(self) -> int:
+        """How many samples the record holds."""
+        return int(self.values.shape[0])
+
+    @staticmethod
+    def concat(batches: list[SeriesSamples]) -> SeriesSamples:
+        """One record holding every batch's series and samples, in order."""
+        offsets = np.cumsum([0] + [len(b.metrics) for b in batches])
+        return SeriesSamples(
+            metrics=[m for b in batches for m in b.metrics],
+            labels=[d for b in batches for d in b.labels],
+            series=np.concatenate(
+                [b.series + o for b, o in zip(batches, offsets, strict=False)] or [np.zeros(0, np.int64)]
+            ),
+            ts=np.concatenate([b.ts for b in batches] or [np.zeros(0, "datetime64[us]")]),
+            values=np.concatenate([b.values for b in batches] or [np.zeros(0)]),
+        )
+
+    def only(self, metrics: set[str]) -> SeriesSamples:
+        """The series whose metric is one of metrics, with their samples."""
+        keep = np.array([m in metrics for m in self.metrics], bool)
+        index = np.full(len(self.metrics), -1, np.int64)
+        index[keep] = np.arange(int(keep.sum()))
+        rows = keep[self.series] if len(self.series) else np.zeros(0, bool)
+        return SeriesSamples(
+            metrics=[m for m, k in zip(self.metrics, keep, strict=True) if k],
+            labels=[d for d, k in zip(self.labels, keep, strict=True) if k],
+            series=index[self.series[rows]],
+            ts=self.ts[rows],
+            values=self.values[rows],
+        )
+
 
 @dataclass(frozen=True, eq=False)
 class MissRatioCurve:

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlparse
 
-import pandas as pd
+import numpy as np
 from prometheus_client.parser import text_string_to_metric_families
 
+from dashboard.core.types import SeriesSamples
 from dashboard.ingest.config import ScrapeConfig
 from dashboard.ingest.http_client import HttpClient, redact_url
 
@@ -41,7 +42,7 @@ class PageResult:
     """One target's scrape: its samples, or the error that kept them out (never both)."""
 
     target: Target
-    samples: pd.DataFrame | None = None
+    samples: SeriesSamples | None = None
     error: str | None = None
 
 
@@ -56,13 +57,13 @@ def parse_target(text: str) -> Target:
     return Target(url=url, pod=pod or parsed.netloc.rpartition("@")[2])
 
 
-def parse_exposition(text: str, pod: str, ts: datetime) -> pd.DataFrame:
-    """Prometheus text exposition → (ts, metric, labels, value) rows with sample names as exposed.
+def parse_exposition(text: str, pod: str, ts: datetime) -> SeriesSamples:
+    """Prometheus text exposition → the typed record, one series per sample name and label set as exposed.
 
     A series repeated in one page keeps its first sample, as Prometheus's scrape loop does.
     NaN and ±Inf values are kept as sent (the windowed queries skip them and say so).
     """
-    rows = []
+    metrics, labels, values = [], [], []
     seen: set[tuple] = set()
     try:
         for family in text_string_to_metric_families(text):
@@ -71,10 +72,18 @@ def parse_exposition(text: str, pod: str, ts: datetime) -> pd.DataFrame:
                 if key in seen:
                     continue
                 seen.add(key)
-                rows.append((ts, sample.name, {**sample.labels, "pod": pod}, float(sample.value)))
+                metrics.append(sample.name)
+                labels.append({**sample.labels, "pod": pod})
+                values.append(float(sample.value))
     except Exception as exc:  # NOTE: the parser raises IndexError as well as ValueError on bad lines
         raise ValueError(f"not a Prometheus exposition ({type(exc).__name__}: {str(exc)[:120]})") from None
-    return pd.DataFrame(rows, columns=["ts", "metric", "labels", "value"])
+    return SeriesSamples(
+        metrics=metrics,
+        labels=labels,
+        series=np.arange(len(metrics), dtype=np.int64),
+        ts=np.full(len(metrics), np.datetime64(ts.replace(tzinfo=None), "us")),
+        values=np.asarray(values, np.float64),
+    )
 
 
 def decode_page(body: bytes, content_type: str) -> str:
@@ -94,7 +103,7 @@ def decode_page(body: bytes, content_type: str) -> str:
 
 def scrape(
     client: HttpClient, target: Target, ts: datetime, config: ScrapeConfig, started: float | None = None
-) -> pd.DataFrame:
+) -> SeriesSamples:
     """GET one target's page (within config.deadline_s of `started`, a time.monotonic(); default
     now) and parse it; ConnectionError or ValueError naming the target."""
     where = f"scrape of {target.pod} at {redact_url(target.url)}"

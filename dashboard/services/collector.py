@@ -17,13 +17,14 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from dashboard.core.types import SeriesSamples
 from dashboard.ingest import prometheus, scrape
 from dashboard.ingest.config import PrometheusConfig, ScrapeConfig, load_config, load_scrape_config
 from dashboard.ingest.http_client import HttpClient, redact, redact_url, url_secrets
 from dashboard.ingest.matrix_answer import parse_matrix_answer
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
-from dashboard.store.writes import write_query_results, write_samples
+from dashboard.store.writes import write_query_results, write_series_samples
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +218,8 @@ class Collector:
         errors = [r.error for r in results if r.error is not None]
         stored = 0
         if frames:
-            batch = pd.concat(frames, ignore_index=True)
-            stored = write_samples(self.store, batch[batch.metric.isin(self._names)], where="scrape")
+            batch = SeriesSamples.concat(frames).only(set(self._names))
+            stored = write_series_samples(self.store, batch, where="scrape")
         if errors and frames:
             num_ok = len(frames)
             raise PartialPullError(

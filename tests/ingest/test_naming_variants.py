@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from dashboard.core import profiles
+from dashboard.core.types import SeriesSamples
 from dashboard.ingest.scrape import parse_exposition
 from dashboard.services import overview
 from dashboard.services.serve_sim import without_pod_label
@@ -20,7 +21,7 @@ from dashboard.sim.exposition import render
 from dashboard.sim.scenario import live_story
 from dashboard.store.db import Store, open_store
 from dashboard.store.queries import run_query
-from dashboard.store.writes import write_samples
+from dashboard.store.writes import write_series_samples
 
 START = datetime(2026, 12, 1)
 HOURS, NUM_PODS, SCRAPE_S = 1.0, 3, 15.0
@@ -45,7 +46,7 @@ def scraped_store(tmp_path, dialect: Dialect) -> Store:
         for i, t in enumerate(scrape_s)
     ]
     store = open_store(tmp_path / f"{dialect.vllm}-{dialect.epp}-{dialect.connector}.duckdb")
-    write_samples(store, pd.concat(frames, ignore_index=True))
+    write_series_samples(store, SeriesSamples.concat(frames))
     return store
 
 
