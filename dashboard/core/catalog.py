@@ -130,6 +130,15 @@ _SPECS = (
         "waiting requests",
     ),
     MetricSpec(
+        "generation_tokens",
+        ("vllm:generation_tokens_total",),
+        COUNTER,
+        "tokens",
+        "vllm",
+        "vLLM V1",
+        "output tokens generated (decode)",
+    ),
+    MetricSpec(
         "request_success",
         ("vllm:request_success_total",),
         COUNTER,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dashboard.core import profiles
+from dashboard.core import catalog, profiles
 from dashboard.core.types import ClusterConfig, ReplayOutcome, Trace
 from dashboard.sim.dialects import Dialect, epp_dialect, vllm_dialect
 
@@ -45,6 +45,11 @@ TTFT_BUCKETS = (
 )  # vllm/v1/metrics/buckets.py
 PREFIX_RATIO_BUCKETS = tuple(round(0.1 * i, 1) for i in range(11))  # llm-d EPP: 0, 0.1 … 1
 TOKEN_BUCKETS = (0.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0)
+
+
+def metric_name(key: str) -> str:
+    """The newest exposed name of catalog metric key: the simulator speaks the catalog's names."""
+    return catalog.spec(key).names[0]
 
 
 @dataclass(frozen=True)
@@ -123,13 +128,13 @@ def pod_series(
     inp = trace.input_tokens[mine]
     cached = out.cached_tokens[mine]
     series = [
-        at_first_token("vllm:prompt_tokens_total", inp),
-        at_first_token("vllm:prefix_cache_queries_total", inp),
-        at_first_token("vllm:prefix_cache_hits_total", cached[:, 0]),
+        at_first_token(metric_name("prompt_tokens"), inp),
+        at_first_token(metric_name("prefix_cache_queries"), inp),
+        at_first_token(metric_name("prefix_cache_hits"), cached[:, 0]),
     ]
     for source, column in (("device", 0), ("host", 1), ("disk", 2)):
         series.append(
-            at_first_token("vllm:prompt_tokens_cached_by_source_total", cached[:, column], source=source)
+            at_first_token(metric_name("prompt_tokens_cached_by_source"), cached[:, column], source=source)
         )
     # NOTE: vLLM ≥ 0.32's three sources add up to the prompt; the simulator never preempts, and
     # real vLLM exports the counter at 0 then too.
@@ -138,20 +143,20 @@ def pod_series(
         ("local_cache_hit", cached[:, 0]),
         ("external_kv_transfer", cached[:, 1:].sum(axis=1)),
     ):
-        series.append(at_first_token("vllm:prompt_tokens_by_source_total", tokens, source=source))
-    series.append(at_first_token("vllm:num_preemptions_total", np.zeros(len(inp))))
+        series.append(at_first_token(metric_name("prompt_tokens_by_source"), tokens, source=source))
+    series.append(at_first_token(metric_name("num_preemptions"), np.zeros(len(inp))))
     if len(config.tiers) > 1:
         series += _offload_series(at_first_token, trace, out, config, spec, mine)
     series += _ttft_histogram(out.ttft_s[mine], first_token, scrape_s, resets, base)
     finish = out.finish_s[mine]
     series += [
         Series(
-            "vllm:generation_tokens_total",
+            metric_name("generation_tokens"),
             base,
             counter(finish, trace.output_tokens[mine].astype(np.float64), scrape_s, resets),
         ),
         Series(
-            "vllm:request_success_total",
+            metric_name("request_success"),
             base | {"finished_reason": "stop"},
             counter(finish, np.ones(int(mine.sum())), scrape_s, resets),
         ),
@@ -166,8 +171,8 @@ def _offload_series(at_first_token, trace, out, config, spec, mine) -> list[Seri
     hit = out.cached_tokens[mine, 1:].sum(axis=1)
     block_bytes = float(profiles.model(config.model).kv_bytes_per_token * trace.block_tokens)
     series = [
-        at_first_token("vllm:external_prefix_cache_queries_total", requested),
-        at_first_token("vllm:external_prefix_cache_hits_total", hit),
+        at_first_token(metric_name("external_prefix_cache_queries"), requested),
+        at_first_token(metric_name("external_prefix_cache_hits"), hit),
     ]
     if spec.dialect.connector == "lmcache":
         return series + _lmcache_series(
@@ -177,10 +182,10 @@ def _offload_series(at_first_token, trace, out, config, spec, mine) -> list[Seri
     store_bytes = out.stored_blocks[mine] * block_bytes
     link_bytes_per_s = profiles.hardware(config.hardware).link_h2d_bytes_per_s
     return series + [
-        at_first_token("vllm:kv_offload_load_bytes_total", load_bytes),
-        at_first_token("vllm:kv_offload_load_time_total", out.load_s[mine]),
-        at_first_token("vllm:kv_offload_store_bytes_total", store_bytes),
-        at_first_token("vllm:kv_offload_store_time_total", store_bytes / link_bytes_per_s),
+        at_first_token(metric_name("kv_offload_load_bytes"), load_bytes),
+        at_first_token(metric_name("kv_offload_load_time"), out.load_s[mine]),
+        at_first_token(metric_name("kv_offload_store_bytes"), store_bytes),
+        at_first_token(metric_name("kv_offload_store_time"), store_bytes / link_bytes_per_s),
     ]
 
 
@@ -189,22 +194,24 @@ def _lmcache_series(
 ) -> list[Series]:
     """LMCache's retrieve counters and resident bytes (labels as lmcache/observability.py sets them)."""
     labels = {"worker_id": "0", "role": "worker", "served_model_name": spec.model_name}
-    requested_s = at_first_token("lmcache:num_requested_tokens_total", requested, **labels)
-    stored = at_first_token("lmcache:num_stored_tokens_total", stored_blocks * trace.block_tokens, **labels)
+    requested_s = at_first_token(metric_name("lmcache_requested_tokens"), requested, **labels)
+    stored = at_first_token(
+        metric_name("lmcache_stored_tokens"), stored_blocks * trace.block_tokens, **labels
+    )
     # NOTE: an LRU tier only frees space by evicting when full, so what it holds is everything
     # stored since the (re)start, capped at its capacity.
     resident = np.minimum(stored.values / trace.block_tokens, config.tiers[1].capacity_blocks) * block_bytes
     return [
         requested_s,
-        at_first_token("lmcache:num_hit_tokens_total", hit, **labels),
+        at_first_token(metric_name("lmcache_hit_tokens"), hit, **labels),
         stored,
-        Series("lmcache:local_cache_usage", requested_s.labels, resident),
-        Series("lmcache:local_storage_usage", requested_s.labels, np.zeros_like(resident)),
+        Series(metric_name("lmcache_cpu_usage"), requested_s.labels, resident),
+        Series(metric_name("lmcache_disk_usage"), requested_s.labels, np.zeros_like(resident)),
     ]
 
 
 def _ttft_histogram(ttft_s, first_token, scrape_s, resets, base) -> list[Series]:
-    name = "vllm:time_to_first_token_seconds"
+    name = metric_name("ttft_seconds")
     rows = [
         Series(
             f"{name}_bucket",
@@ -227,22 +234,26 @@ def _gauges(trace, out, config, spec, pod, scrape_s, base) -> list[Series]:
     usage = np.minimum(in_flight(started, finish, blocks, scrape_s) / max(gpu_blocks, 1), 1.0)
     ones = np.ones(int(mine.sum()))
     rows = [
-        Series("vllm:num_requests_running", base, in_flight(started, finish, ones, scrape_s)),
-        Series("vllm:num_requests_waiting", base, in_flight(arrival, started, ones, scrape_s)),
+        Series(metric_name("num_requests_running"), base, in_flight(started, finish, ones, scrape_s)),
+        Series(metric_name("num_requests_waiting"), base, in_flight(arrival, started, ones, scrape_s)),
         # NOTE: the simulator's queue is always for KV capacity; nothing is deferred.
         Series(
-            "vllm:num_requests_waiting_by_reason",
+            metric_name("num_requests_waiting_by_reason"),
             base | {"reason": "capacity"},
             in_flight(arrival, started, ones, scrape_s),
         ),
-        Series("vllm:num_requests_waiting_by_reason", base | {"reason": "deferred"}, np.zeros_like(scrape_s)),
-        Series("vllm:kv_cache_usage_perc", base, usage),
+        Series(
+            metric_name("num_requests_waiting_by_reason"),
+            base | {"reason": "deferred"},
+            np.zeros_like(scrape_s),
+        ),
+        Series(metric_name("kv_cache_usage"), base, usage),
     ]
     cpu = [t for t in config.tiers if t.name == "cpu"]
     num_cpu = cpu[0].capacity_blocks if cpu else 0
     rows.append(
         Series(
-            "vllm:cache_config_info",
+            metric_name("cache_config_info"),
             base
             | {
                 "block_size": str(trace.block_tokens),
@@ -258,7 +269,7 @@ def _gauges(trace, out, config, spec, pod, scrape_s, base) -> list[Series]:
         kv_bytes = profiles.model(config.model).kv_bytes_per_token
         rows.append(
             Series(
-                "vllm:kv_offload_config_info",
+                metric_name("kv_offload_config_info"),
                 base
                 | {
                     "cpu_num_chunks": str(num_cpu),
@@ -278,7 +289,7 @@ def epp_series(trace: Trace, out: ReplayOutcome, spec: ExportSpec, scrape_s: np.
     none = np.zeros(0)
     rows = [
         Series(
-            "llm_d_epp_scheduler_attempts_total",
+            metric_name("epp_scheduler_attempts"),
             base | {"endpoint_name": name, "status": "success", "target_model_name": spec.model_name},
             counter(trace.arrival_s[out.pod == p], np.ones(int((out.pod == p).sum())), scrape_s, none),
         )
@@ -288,10 +299,10 @@ def epp_series(trace: Trace, out: ReplayOutcome, spec: ExportSpec, scrape_s: np.
     labels = base | {"plugin_type": "prefix-cache-scorer", "plugin_name": "prefix-cache-scorer"}
     prompt = trace.input_tokens.astype(np.float64)
     for name, values, bounds in (
-        ("llm_d_epp_prefix_indexer_hit_ratio", ratio, PREFIX_RATIO_BUCKETS),
+        (metric_name("epp_prefix_indexer_hit_ratio"), ratio, PREFIX_RATIO_BUCKETS),
         # NOTE: the names llm-d's kv-cache dashboard reads for the predicted hit rate.
-        ("llm_d_epp_prefix_predicted_cached_tokens", ratio * prompt, TOKEN_BUCKETS),
-        ("llm_d_epp_prefix_prompt_tokens", prompt, TOKEN_BUCKETS),
+        (metric_name("epp_prefix_predicted_cached_tokens"), ratio * prompt, TOKEN_BUCKETS),
+        (metric_name("epp_prefix_prompt_tokens"), prompt, TOKEN_BUCKETS),
     ):
         rows += _histogram_at(name, labels, values, bounds, trace.arrival_s, scrape_s)
     return epp_dialect(rows, spec.dialect.epp)

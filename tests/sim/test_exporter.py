@@ -183,3 +183,15 @@ def test_exposition_parses_with_the_right_types(replay):
     families = {f.name: f for f in text_string_to_metric_families(epp)}
     assert families["llm_d_epp_prefix_indexer_hit_ratio"].type == "histogram"
     assert {s.labels["pod"] for s in families["llm_d_epp_scheduler_attempts"].samples} == {"epp-0"}
+
+
+def test_the_exporter_takes_every_metric_name_from_the_catalog():
+    import re
+    from pathlib import Path
+
+    import dashboard.sim.exporter as exporter_module
+
+    source = Path(exporter_module.__file__).read_text()
+    literals = re.findall(r'"((?:vllm:|llm_d_|lmcache:|inference_extension_)[a-z_:]+)"', source)
+    assert literals == [], "metric names belong in dashboard/core/catalog.py"
+    assert exporter_module.metric_name("prefix_cache_hits") == "vllm:prefix_cache_hits_total"
