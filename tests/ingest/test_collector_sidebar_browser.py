@@ -3,16 +3,12 @@ auto-refresh off (issue 14, item 1)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.ingest.bad_servers import GOOD_PAGE, BadServer, send
-from tests.ingest.live import free_port
-from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, wait_for
+from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, running_app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,23 +17,15 @@ REPO = Path(__file__).resolve().parents[2]
 def live_app(tmp_path):
     """Streamlit with its own collector scraping one target the test can break."""
     server = BadServer({"/metrics": send(GOOD_PAGE)})
-    port = free_port()
-    env = {
-        **os.environ,
+    live = {
         "KVSCOPE_DB": str(tmp_path / "live.duckdb"),
         "KVSCOPE_SCRAPE": f"pod-a={server.url('/metrics')}",
         "KVSCOPE_COLLECT_INTERVAL": "1s",
     }
-    env.pop("KVSCOPE_PROMETHEUS_URL", None)
-    cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"), "--server.address",
-           "127.0.0.1", "--server.port", str(port), "--server.headless", "true"]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for(f"http://127.0.0.1:{port}/_stcore/health")
-        yield f"http://127.0.0.1:{port}", server
+        with running_app(live, drop=("KVSCOPE_PROMETHEUS_URL",)) as url:
+            yield url, server
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
         server.stop()
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -65,31 +67,14 @@ def wait_for(url: str, timeout_s: float = 60) -> None:
     raise AssertionError(f"streamlit did not answer at {url} within {timeout_s} s")
 
 
-@pytest.fixture
-def app_url(tmp_path):
-    db = tmp_path / "kvscope.duckdb"
-    load_sample(db)  # the embedded sample, as `make run` shows it
+@contextmanager
+def running_app(env_extra: dict[str, str], drop: tuple[str, ...] = ()) -> Iterator[str]:
+    """`streamlit run dashboard/app.py` on a free 127.0.0.1 port with env_extra set; its base URL."""
     port = free_port()
-    env = {**os.environ, "KVSCOPE_DB": str(db)}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(REPO / "dashboard" / "app.py"),
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    env = {k: v for k, v in {**os.environ, **env_extra}.items() if k not in drop}
+    cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"),
+           "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_for(url + "/_stcore/health")
@@ -97,6 +82,14 @@ def app_url(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    db = tmp_path / "kvscope.duckdb"
+    load_sample(db)  # the embedded sample, as `make run` shows it
+    with running_app({"KVSCOPE_DB": str(db)}) as url:
+        yield url
 
 
 def test_overview_renders_charts_in_a_real_browser(app_url, artifacts_dir):

@@ -2,45 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.ui.test_browser import CHROMIUM_FLAGS, REPO, chromium, free_port, wait_for
+from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, running_app
 
 
 @pytest.fixture
 def planner_url(tmp_path):
-    port = free_port()
-    env = {**os.environ, "KVSCOPE_DB": str(tmp_path / "absent.duckdb")}  # the page plans the embedded sample
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(REPO / "dashboard" / "app.py"),
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for(url + "/_stcore/health")
+    # the page plans the embedded sample, so no store is needed
+    with running_app({"KVSCOPE_DB": str(tmp_path / "absent.duckdb")}) as url:
         yield url + "/planner"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def test_planner_inputs_round_trip_through_the_url_in_a_real_browser(planner_url, artifacts_dir):

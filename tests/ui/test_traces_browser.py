@@ -2,46 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.ui.test_browser import CHROMIUM_FLAGS, REPO, chromium, free_port, wait_for, wait_until_drawn
+from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, running_app, wait_until_drawn
 from tests.ui.test_traces_page import SAMPLE, build_two_traces
 
 
 @pytest.fixture
 def traces_url(tmp_path):
-    db = build_two_traces(tmp_path)
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(REPO / "dashboard" / "app.py"),
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-        ],
-        cwd=REPO,
-        env={**os.environ, "KVSCOPE_DB": str(db)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for(url + "/_stcore/health")
+    with running_app({"KVSCOPE_DB": str(build_two_traces(tmp_path))}) as url:
         yield url + "/traces"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def requests_metric(page) -> str:
