@@ -87,7 +87,7 @@ else:
 st.subheader("SQL console (read-only)")
 with st.form("traces_sql_form"):
     sql = st.text_area(
-        "One SELECT over the store (tables: traces, trace_requests, samples, …)",
+        "One read-only query over the store (tables: traces, trace_requests, samples, …)",
         trace_explorer.console_default_sql(),
         key="traces_sql",
         bind="query-params",

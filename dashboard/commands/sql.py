@@ -1,4 +1,4 @@
-"""kvscope sql "SELECT …": the read-only SQL console over the store, from the command line."""
+"""kvscope sql "select …": the read-only SQL console over the store, from the command line."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from dashboard.store.console import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, run_sql
 from dashboard.store.db import describe_store_error, open_store, store_error_kind
 
 NAME = "sql"
-HELP = "run one read-only SELECT over the store (no writes, files, network or settings)"
+HELP = "run one read-only query over the store (a select: no writes, files, network or settings)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """SQL, --db, --format json|csv|table, --max-rows, --timeout."""
-    parser.add_argument("sql", help='one SELECT statement, e.g. "SELECT name, num_requests FROM traces"')
+    parser.add_argument("sql", help='one select statement, e.g. "select name, num_requests from traces"')
     add_db_argument(parser)
     parser.add_argument("--format", choices=("json", "csv", "table"), default="table", help="output format")
     parser.add_argument(

@@ -50,7 +50,7 @@ def console_default_sql() -> str:
 
 
 def console(db_path: str | Path, sql: str, max_rows: int) -> SqlResult:
-    """One read-only SELECT over the store file (its own locked-down connection)."""
+    """One read-only query over the store file (its own locked-down connection)."""
     return run_sql(db_path, sql, max_rows=max_rows)
 
 
