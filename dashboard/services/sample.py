@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.engine.readers.parquet import unreadable
 from dashboard.sim.scenario import Story, sample_story
 from dashboard.store.db import Store, store_session
 from dashboard.store.queries import run_query
@@ -161,8 +162,7 @@ def check_interchange_dir(folder: Path) -> None:
         try:
             schema = pq.read_schema(path)
         except Exception as exc:  # pyarrow raises several types for a bad file
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ValueError(f"{path}: not a readable Parquet file ({reason})") from None
+            raise unreadable(path, exc) from None
         missing = [c for c in columns if c not in schema.names]
         if missing:
             raise ValueError(f"{path}: missing column {missing[0]!r} ({guide})")

@@ -18,17 +18,8 @@ import pytest
 from dashboard.cli import main
 from dashboard.engine.readers import read_trace
 from dashboard.store.db import open_store
+from tests.readers.test_hardening import BAILIAN_OK, MOONCAKE_OK
 
-MOONCAKE_OK = {"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [1]}
-BAILIAN_OK = {
-    "chat_id": 1,
-    "parent_chat_id": -1,
-    "timestamp": 5.0,
-    "input_length": 10,
-    "output_length": 1,
-    "turn": 1,
-    "hash_ids": [1],
-}
 CHAT_OK = {"messages": [{"role": "user", "content": "hi"}], "timestamp": 0}
 
 

@@ -46,6 +46,12 @@ def read_requests_parquet(path: str | Path, block_tokens: int | None = None) -> 
     )
 
 
+def unreadable(path: Path, exc: Exception) -> ValueError:
+    """The one-line error for a file pyarrow could not read: the path and the first line of why."""
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return ValueError(f"{path}: not a readable Parquet file ({reason})")
+
+
 def _read_table(path: Path) -> pa.Table:
     """The whole file, with the required columns present and at least one row."""
     if path.is_dir():
@@ -53,8 +59,7 @@ def _read_table(path: Path) -> pa.Table:
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises several types for a bad file
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"{path}: not a readable Parquet file ({reason})") from None
+        raise unreadable(path, exc) from None
     missing = [c for c in REQUIRED if c not in table.column_names]
     if missing:
         raise ValueError(f"{path}: missing column {missing[0]!r}")
