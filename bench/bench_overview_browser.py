@@ -24,19 +24,11 @@ from statistics import median
 from bench.bench_overview import render_queries
 from bench.browser_app import App, running_app
 from bench.run import Result, timed_median
+from tests.ui.test_browser import CHROMIUM_FLAGS
 
 COMMAND = "python -m bench.run bench_overview_browser"
 REPEATS = 5
-CHROMIUM_ARGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
+CHROMIUM_ARGS = ("--headless=new", *CHROMIUM_FLAGS)  # the browser tests' flags: no background traffic
 VIEWPORT = {"width": 1500, "height": 2600}  # every chart on screen: none waits to scroll into view
 QUIET_MS = 750  # no chart changed for this long after the rerun finished: the last one is drawn
 STEP_TIMEOUT_S = 90.0
