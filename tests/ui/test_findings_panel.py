@@ -7,19 +7,9 @@ from datetime import date, time
 from pathlib import Path
 from urllib.parse import parse_qsl
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.services.sample import load_sample
-
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
-
-
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("findings-ui") / "kvscope.duckdb"
-    load_sample(db)
-    return db
 
 
 def test_overview_lists_the_samples_findings_with_their_causes(monkeypatch, sample_db):

@@ -4,19 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.services.sample import load_sample
-
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
-
-
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("observed-ui") / "kvscope.duckdb"
-    load_sample(db)
-    return db
 
 
 def test_the_replay_runs_only_when_asked_and_then_shows_both_sides_and_what_the_gap_means(

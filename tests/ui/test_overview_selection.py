@@ -17,17 +17,9 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.core.selection import RangeError, all_data_range, custom_range, time_range
 from dashboard.core.units import format_duration
-from dashboard.services.sample import load_sample
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 POD = "vllm-0"
-
-
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("overview") / "kvscope.duckdb"
-    load_sample(db)
-    return db
 
 
 def kvscope_query(db: Path, name: str, **params) -> list[dict]:

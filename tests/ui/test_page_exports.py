@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.services.sample import load_sample
 from dashboard.ui.export import export_html
 from tests.ui.test_traces_page import build_two_traces, open_page
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
-
-
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("exports") / "kvscope.duckdb"
-    load_sample(db)
-    return db
 
 
 def offered(at: AppTest, key: str) -> list[str]:
