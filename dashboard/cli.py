@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         from dashboard.core.config import default_db_path
         from dashboard.store.db import describe_store_error
 
-        path = getattr(args, "db", None) or default_db_path()
+        path = getattr(args, "source", None) or getattr(args, "db", None) or default_db_path()
         return _fail(args, describe_store_error(path, exc), 2)
     finally:
         # NOTE: the process exits next; freezing spares the interpreter's final collection a walk

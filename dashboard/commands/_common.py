@@ -1,4 +1,4 @@
-"""Helpers shared by the subcommands: the --db flag and JSON output."""
+"""Helpers shared by the subcommands: the --db and --source flags and JSON output."""
 
 from __future__ import annotations
 
@@ -35,6 +35,24 @@ def db_path(args: argparse.Namespace) -> Path:
     if not args.db.parent.is_dir() and args.db.parent.resolve() != DEFAULT_DB_PATH.parent.resolve():
         raise ValueError(f"--db {args.db}: folder {args.db.parent} does not exist; create it first")
     return args.db
+
+
+def add_source_argument(parser: argparse.ArgumentParser) -> None:
+    """--source SOURCE: read a Parquet export instead of the store (never --db's default)."""
+    parser.add_argument(
+        "--source",
+        default=None,
+        metavar="SOURCE",
+        help="read the Parquet export `kvscope export --parquet` wrote instead of the store: its folder, "
+        "a glob, or an s3:// or https:// URL (read-only; not with --db)",
+    )
+
+
+def parquet_source(args: argparse.Namespace) -> str | None:
+    """The --source export, or None to read the store; --source with --db is bad input."""
+    if args.source is not None and args.db is not None:
+        raise ValueError("--source and --db name two stores; give one")
+    return args.source
 
 
 def check_store_writable(path: Path) -> None:

@@ -8,16 +8,16 @@ import sys
 
 import pandas as pd
 
-from dashboard.commands._common import add_db_argument, db_path
+from dashboard.commands._common import add_db_argument, add_source_argument, db_path, parquet_source
 from dashboard.services.queries import run_named_query, short_step_note
 from dashboard.store.queries import list_queries, load_read_query
 
 NAME = "query"
-HELP = "run a named query from queries/ over the store and print its rows"
+HELP = "run a named query from queries/ over the store (or a Parquet export) and print its rows"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """NAME, --db, --param KEY=VALUE (repeatable), --format json|csv|table."""
+    """NAME, --db or --source, --param KEY=VALUE (repeatable), --format json|csv|table."""
     parser.add_argument(
         "name",
         nargs="?",
@@ -25,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--list", action="store_true", help="print the names of the read queries and exit")
     add_db_argument(parser)
+    add_source_argument(parser)
     parser.add_argument(
         "--param",
         action="append",
@@ -44,8 +45,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"name a query (one of: {', '.join(list_queries())})")
     load_read_query(args.name)  # NOTE: an unknown or write query is refused before the store is opened
     params = parse_params(args.param)
-    frame = run_named_query(db_path(args), args.name, params)
-    note = short_step_note(db_path(args), params)
+    source = parquet_source(args)
+    frame = run_named_query(db_path(args), args.name, params, source)
+    note = short_step_note(db_path(args), params, source)
     if note is not None:  # instead of a silent "(no rows)": the step is too short for the data
         print(f"kvscope query: {note}", file=sys.stderr)
     if note is None or len(frame) or args.format != "table":

@@ -13,8 +13,14 @@ SAMPLE_DATA_DIR = PACKAGE_DIR / "sample_data"
 
 DB_ENV_VAR = "KVSCOPE_DB"
 DEFAULT_DB_PATH = Path("data") / "kvscope.duckdb"
+SOURCE_ENV_VAR = "KVSCOPE_SOURCE"  # a Parquet export the app reads instead of the store
 
 
 def default_db_path() -> Path:
     """The store path: $KVSCOPE_DB if set, else ./data/kvscope.duckdb."""
     return Path(os.environ.get(DB_ENV_VAR) or DEFAULT_DB_PATH)
+
+
+def parquet_source() -> str | None:
+    """$KVSCOPE_SOURCE: a Parquet export (folder, glob or URL) the app reads read-only, or None."""
+    return os.environ.get(SOURCE_ENV_VAR) or None

@@ -8,32 +8,42 @@ from typing import Any
 import pandas as pd
 
 from dashboard.services import windows
-from dashboard.store.db import open_store
+from dashboard.store.db import Store, open_store
+from dashboard.store.parquet import open_parquet_source
 from dashboard.store.queries import run_query
 
 
-def run_named_query(path: Path, name: str, params: dict[str, Any]) -> pd.DataFrame:
-    """Open the store at path read-only, run queries/NAME.sql with params, close it."""
+def open_reader(path: Path, source: str | None = None) -> Store:
+    """The store at path open read-only, or the Parquet export at source when one is given."""
+    if source is not None:
+        return open_parquet_source(source)
     if not Path(path).exists():
         raise ValueError(
             f"store {path} does not exist (load data with `kvscope load-sample` or `kvscope collect`)"
         )
-    store = open_store(path, read_only=True)
+    return open_store(path, read_only=True)
+
+
+def run_named_query(path: Path, name: str, params: dict[str, Any], source: str | None = None) -> pd.DataFrame:
+    """Open the store at path (or the Parquet export at source) read-only, run queries/NAME.sql
+    with params, close it."""
+    store = open_reader(path, source)
     try:
         return run_query(store, name, **params)
     finally:
         store.close()
 
 
-def short_step_note(path: Path, params: dict[str, Any]) -> str | None:
-    """One line when params' step is below two observed scrape intervals of the store at path, else None."""
+def short_step_note(path: Path, params: dict[str, Any], source: str | None = None) -> str | None:
+    """One line when params' step is below two observed scrape intervals of the store at path (or
+    the Parquet export at source), else None."""
     if "step" not in params:
         return None
     try:
         step_s = float(params["step"])
     except ValueError:
         return None  # run_query already rejected it
-    store = open_store(path, read_only=True)
+    store = open_reader(path, source)
     try:
         return windows.short_step_note(store, step_s)
     finally:

@@ -5,6 +5,9 @@ turns off file and network access and extension loading and locks its configurat
 statement (not even SET or PRAGMA) can undo that. Only SELECT-type statements run (SELECT,
 WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE), one per call, under a time limit and a row cap.
 
+Over a Parquet export (store/parquet.py) the views over its files are made before the lockdown,
+and the only files left readable are the export's own (DuckDB's allowed_directories).
+
 NOTE: DuckDB lets one process attach a file held read-write by that same process only through
 the holder's connection, whose settings are global; so while this process also writes the
 store (the app's live collector) the console refuses rather than share a writable instance.
@@ -21,6 +24,7 @@ import duckdb
 import pandas as pd
 
 from dashboard.core.types import SqlResult
+from dashboard.store.parquet import connect_source, is_parquet_source, readable_prefix
 
 DEFAULT_MAX_ROWS = 10_000
 DEFAULT_TIMEOUT_S = 10.0
@@ -37,15 +41,25 @@ _CONNECT_CONFIG = {
     "temp_directory": "",
 }
 _LOCKDOWN = ("SET enable_external_access = false", "SET lock_configuration = true")
+# NOTE: DuckDB takes allowed_directories only once the database runs, so not in _CONNECT_CONFIG.
+_ALLOW_DIRECTORIES = "SET allowed_directories = $dirs"
 _LOCATION = re.compile(r"^(LINE \d+:|\s*\^)")
 
 
 def run_sql(
-    db_path: str | Path, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S
+    db_path: str | Path,
+    sql: str,
+    *,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    parquet: bool | None = None,
 ) -> SqlResult:
-    """Run one read-only SELECT over the store at db_path; ValueError (one line) on anything else."""
+    """Run one read-only SELECT over the store at db_path, or the Parquet export there (parquet:
+    True, False, or None to tell by the path); ValueError (one line) on anything else."""
     started = time.perf_counter()
-    conn = _open_locked(Path(db_path))
+    if parquet is None:
+        parquet = is_parquet_source(str(db_path))
+    conn = _open_locked_source(str(db_path)) if parquet else _open_locked(Path(db_path))
     try:
         _check_one_select(conn, sql)
         frame, is_truncated = _fetch_limited(conn, sql, max_rows, timeout_s)
@@ -80,6 +94,20 @@ def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
                 "the read-only console cannot attach it now"
             ) from exc
         raise ValueError(f"cannot open store {path}: {one_line(exc)}") from exc
+    return conn
+
+
+def _open_locked_source(source: str) -> duckdb.DuckDBPyConnection:
+    """A private connection over a Parquet export: its views first, then every way out closed
+    but reading the export's own files (which its views need)."""
+    conn = connect_source(source, _CONNECT_CONFIG)
+    try:
+        conn.execute(_ALLOW_DIRECTORIES, {"dirs": [readable_prefix(source)]})
+        for statement in _LOCKDOWN:
+            conn.execute(statement)
+    except duckdb.Error as exc:
+        conn.close()
+        raise ValueError(f"cannot open the Parquet export {source}: {one_line(exc)}") from exc
     return conn
 
 

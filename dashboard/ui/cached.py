@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboard.core.config import default_db_path
+from dashboard.core.config import default_db_path, parquet_source
 from dashboard.services import explain, overview, windows
-from dashboard.services.app_store import Store, open_app_store
+from dashboard.services.app_store import Store, check_app_source, open_app_store
 from dashboard.services.collector import (
     Collector,
     CollectorState,
@@ -23,9 +23,15 @@ DATA_TTL_S = 600  # entries are keyed on the newest sample ts, so a long TTL sta
 BOUNDS_TTL_S = 5
 
 
-def store_path() -> Path:
-    """The store file this app reads ($KVSCOPE_DB or the default)."""
-    return default_db_path()
+def store_path() -> str:
+    """What this app reads: the Parquet export $KVSCOPE_SOURCE names, else the store file
+    ($KVSCOPE_DB or the default)."""
+    return parquet_source() or str(default_db_path())
+
+
+def reads_export() -> bool:
+    """True when the app reads a Parquet export ($KVSCOPE_SOURCE), which is always read-only."""
+    return parquet_source() is not None
 
 
 def is_live() -> bool:
@@ -35,7 +41,7 @@ def is_live() -> bool:
 
 @st.cache_resource(show_spinner=False)
 def _open(path: str) -> Store:
-    return open_app_store(path, live=is_live())
+    return open_app_store(path, live=is_live(), parquet=path == parquet_source())
 
 
 @st.cache_resource(show_spinner=False)
@@ -53,11 +59,12 @@ def get_store() -> Store | None:
     """
     path = store_path()
     try:
+        check_app_source(path, is_live(), reads_export())  # NOTE: before _open, whose cache keys on path only
         if is_live():
-            _collector(str(path))
-        elif not path.exists():
+            _collector(path)
+        elif parquet_source() is None and not Path(path).exists():
             return None
-        return _open(str(path))
+        return _open(path)
     except ValueError as exc:
         st.error(str(exc))
         st.stop()
@@ -65,7 +72,7 @@ def get_store() -> Store | None:
 
 def collector_state() -> CollectorState | None:
     """The in-app collector's state, or None when the app only reads."""
-    return _collector(str(store_path())).state() if is_live() else None
+    return _collector(store_path()).state() if is_live() else None
 
 
 @st.cache_data(ttl=BOUNDS_TTL_S, max_entries=8, show_spinner=False)

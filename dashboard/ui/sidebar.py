@@ -41,7 +41,7 @@ class Controls:
 def render_source(path: str, bounds: overview.Bounds | None) -> None:
     """Where the data comes from: the store, its span, the live collector's state."""
     sb = st.sidebar
-    sb.caption(f"Store: `{path}`")
+    sb.caption(f"Parquet export (read-only): `{path}`" if cached.reads_export() else f"Store: `{path}`")
     if bounds is not None:
         sb.caption(f"{bounds.num_series:,} series · {bounds.num_samples:,} samples")
     if bounds is not None and bounds.last_ts is not None:

@@ -36,6 +36,11 @@ def console(path: str, sql: str, max_rows: int) -> SqlResult:
 
 def import_trace(path: str, source: str, fmt: str, name: str) -> TraceInfo:
     """Import source into the store at path, then forget the cached list and results."""
+    if cached.reads_export():  # NOTE: an export is history only, and read-only
+        raise ValueError(
+            "the app reads a Parquet export ($KVSCOPE_SOURCE), which takes no imports; "
+            "use `kvscope import-trace … --db STORE` and open that store instead"
+        )
     store = cached.get_store()
     if store is not None and store.read_only:
         # NOTE: DuckDB refuses a read-write connection to a file this process holds read-only,

@@ -50,6 +50,17 @@ ROWS = [
     Row("doctor --db {db} --salvage {db}", "already exists; name a new file"),
     Row("doctor --db {db} --salvage {tmp}/nodir/x.duckdb", "nodir is not a folder", ("{tmp}/nodir",)),
     Row("doctor --db {tmp}/nodir/x.duckdb", r"--db .*x\.duckdb: folder .*nodir does not exist"),
+    # export
+    Row("export --db {db}", "the following arguments are required: --parquet"),
+    Row("export --parquet {trace} --db {db}", r"--parquet .*trace\.jsonl: is a file; give a folder"),
+    Row(
+        "export --parquet {tmp}/nodir/out --db {db}",
+        r"--parquet .*out: folder .*nodir does not exist; create it first",
+        ("{tmp}/nodir",),
+    ),
+    Row("export --parquet {tmp} --db {db}", r"is not empty; pass --overwrite"),
+    Row("export --parquet {tmp} --db {db} --overwrite", r"not a kvscope export \(no _kvscope_export\.json\)"),
+    Row("export --parquet {tmp}/out --db {new}", r"new\.duckdb does not exist", ("{new}", "{tmp}/out")),
     # findings
     Row("findings --db {db} --since soon", "soon"),
     Row("findings --db {new}", r"new\.duckdb does not exist", ("{new}",)),
@@ -107,6 +118,10 @@ ROWS = [
     Row("query write/series_ids --db {db}", "unknown query 'write/series_ids'"),
     Row("query schema/create_samples --db {db}", "unknown query 'schema/create_samples'"),
     Row("query --db {db}", r"name a query \(one of: .*hit_rate"),
+    Row("query time_bounds --source {tmp}/nothere", r"Parquet source .*nothere does not exist"),
+    Row("query time_bounds --source {db}", r"sample\.duckdb is a file; give the folder"),
+    Row("query time_bounds --source {tmp}/empty", r"empty is not a kvscope Parquet export"),
+    Row("query time_bounds --source {tmp}/empty --db {db}", "--source and --db name two stores; give one"),
     # replay
     Row("replay {trace} --hbm-blocks -1", "--hbm-blocks must be non-negative, got -1"),
     Row("replay {trace} --hbm-blocks 10 --pods 0", "--pods must be at least 1, got 0"),
@@ -137,6 +152,7 @@ ROWS = [
     # sql
     Row("sql 'DROP TABLE samples' --db {db}", "read-only"),
     Row("sql 'SELECT 1' --db {db} --max-rows 0", "--max-rows must be at least 1"),
+    Row("sql 'SELECT 1' --source {tmp}/empty", r"empty is not a kvscope Parquet export"),
     # sweep
     Row(
         "sweep {trace} --grid {tmp}/router.toml --db {new}",
