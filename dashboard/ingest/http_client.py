@@ -191,15 +191,16 @@ class HttpClient:
                 raise ConnectionError(f"{where} sent more than the {_mb(max_bytes)} limit; refused")
             parts.append(piece)
 
-    def api_error(self, answer: Answer, url: str) -> str:
-        """The `error` field of a JSON error body (Prometheus's API shape), redacted and one short
-        line; '' for any other body, which is never quoted (it may echo anything back)."""
+    def api_error(self, answer: Answer, url: str, max_chars: int | None = MAX_DETAIL_CHARS) -> str:
+        """The `error` field of a JSON error body (Prometheus's API shape), redacted, one line and
+        at most max_chars long (None: whole); '' for any other body, which is never quoted (it may
+        echo anything back)."""
         try:
             parsed = json.loads(answer.body)
         except ValueError:
             return ""
         text = str(parsed.get("error") or "") if isinstance(parsed, dict) else ""
-        return " ".join(self.redact(text, url).split())[:MAX_DETAIL_CHARS]
+        return " ".join(self.redact(text, url).split())[:max_chars]
 
     def close(self) -> None:
         """Release the session's connections."""

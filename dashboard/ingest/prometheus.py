@@ -17,7 +17,8 @@ from urllib3.util.retry import Retry
 
 from dashboard.core import catalog
 from dashboard.ingest.config import PrometheusConfig
-from dashboard.ingest.http_client import Answer, HttpClient, redact_url
+from dashboard.ingest.http_client import MAX_DETAIL_CHARS, Answer, HttpClient, redact_url
+from dashboard.ingest.query_limits import QueryLimitError, limit_clause
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +67,17 @@ def selector(names: list[str], matchers: tuple[str, ...]) -> str:
 
 
 def plan_chunks(start_s: float, end_s: float, chunk_s: float = DEFAULT_CHUNK_S) -> list[Chunk]:
-    """Split (start, end] so no chunk holds more than MAX_POINTS_PER_SERIES samples a series."""
+    """Split (start, end] into chunks of which none holds more than MAX_POINTS_PER_SERIES samples
+    a series; start is moved back to a whole second and every edge between chunks is one.
+
+    NOTE: whole seconds are exact in every server's time parsing; VictoriaMetrics truncates
+    `seconds * 1000`, so a fractional edge between two chunks could move a millisecond and drop
+    a sample sitting on it from both. The span's end stays where it is (never past "now").
+    """
+    start_s = math.floor(start_s)
     if end_s <= start_s:
         return []
-    chunk_s = min(chunk_s, MAX_POINTS_PER_SERIES * MIN_SCRAPE_INTERVAL_S)
+    chunk_s = max(1, math.floor(min(chunk_s, MAX_POINTS_PER_SERIES * MIN_SCRAPE_INTERVAL_S)))
     count = math.ceil((end_s - start_s) / chunk_s)
     return [Chunk(start_s + i * chunk_s, min(end_s, start_s + (i + 1) * chunk_s)) for i in range(count)]
 
@@ -112,9 +120,14 @@ def present_names(client: Client, names: list[str], start_s: float, end_s: float
 
 
 def fetch_chunk(client: Client, sel: str, chunk: Chunk) -> bytes:
-    """The raw JSON answer of the chunk's raw-sample query, unparsed (the store parses it)."""
-    window_ms = max(int(round((chunk.end_s - chunk.start_s) * 1000)), 1)
-    params = {"query": f"{sel}[{window_ms}ms]", "time": chunk.end_s}
+    """The raw JSON answer of the chunk's raw-sample query, unparsed (the store parses it);
+    QueryLimitError when the server refuses it for its size."""
+    end_ms = round(chunk.end_s * 1000)
+    window_ms = max(end_ms - round(chunk.start_s * 1000), 1)
+    # NOTE: VictoriaMetrics moves a query within -search.latencyOffset (30 s) of now back by that
+    # much unless `nocache=1`; raw samples carry their own times, so the newest ones are wanted.
+    # Other servers ignore the parameter.
+    params = {"query": f"{sel}[{window_ms}ms]", "time": f"{end_ms / 1000:.3f}", "nocache": "1"}
     return _get(client, f"{client.url}/api/v1/query", params, MAX_ANSWER_BYTES).body
 
 
@@ -129,8 +142,13 @@ def _get(client: Client, url: str, params: dict, max_bytes: int) -> Answer:
         max_bytes=max_bytes,
     )
     if answer.status != 200:
-        error = client.http.api_error(answer, url)
-        detail = f": {error}" if error else f" ({_kind(answer)}: not a Prometheus API answer)"
+        error = client.http.api_error(answer, url, max_chars=None)
+        limit = limit_clause(error)
+        if limit is not None:
+            raise QueryLimitError(_where(url), answer.status, limit[:MAX_DETAIL_CHARS])
+        detail = (
+            f": {error[:MAX_DETAIL_CHARS]}" if error else f" ({_kind(answer)}: not a Prometheus API answer)"
+        )
         raise ConnectionError(f"{_where(url)} answered HTTP {answer.status}{detail}")
     return answer
 

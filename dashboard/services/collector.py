@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from dashboard.core.types import SeriesSamples
-from dashboard.ingest import prometheus, scrape
+from dashboard.ingest import paging, prometheus, scrape
 from dashboard.ingest.config import PrometheusConfig, ScrapeConfig, load_config, load_scrape_config
 from dashboard.ingest.http_client import HttpClient, redact, redact_url, url_secrets
 from dashboard.ingest.matrix_answer import parse_matrix_answer
@@ -173,14 +173,19 @@ class Collector:
         if not pd.isna(last):
             start_s = max(start_s, pd.Timestamp(last).replace(tzinfo=UTC).timestamp() - RESUME_OVERLAP_S)
         client = prometheus.connect(self.config)
-        names = prometheus.present_names(client, self._names, start_s, now_s)
+        span = prometheus.Chunk(start_s, now_s)
+        names = paging.present_names_paged(client, self._names, span)
         chunks = prometheus.plan_chunks(start_s, now_s) if names else []
         sel = prometheus.selector(names, self.config.matchers)
         return self._fetch_and_write(client, sel, chunks)
 
     def _fetch_and_write(self, client: prometheus.Client, sel: str, chunks: list[prometheus.Chunk]) -> int:
-        """Query every chunk and store its answer; returns new samples stored."""
+        """Query every chunk and store its answers; returns new samples stored.
+
+        A chunk the server refuses for its size comes back in narrower pieces, and the narrower
+        width holds for the rest of this pull (ingest/paging.py)."""
         stored = 0
+        width = paging.ChunkWidth()
         # NOTE: chunks download while earlier ones are written (DuckDB and the socket both release
         # the GIL), so a long pull costs about its transfer time, not transfer + write. Two groups
         # are queued, so a worker starts the next query the moment it hands in an answer. The
@@ -188,18 +193,21 @@ class Collector:
         # and big transactions skip most of DuckDB's WAL (see write_query_results).
         fetcher = ThreadPoolExecutor(max_workers=PREFETCH_CHUNKS, thread_name_prefix="kvscope-fetch")
         try:
-            queued: deque[Future[bytes]] = deque()
+            queued: deque[Future[list[bytes]]] = deque()
             num_submitted = 0
             for first in range(0, len(chunks), PREFETCH_CHUNKS):
                 while num_submitted < len(chunks) and num_submitted < first + 2 * PREFETCH_CHUNKS:
-                    queued.append(fetcher.submit(prometheus.fetch_chunk, client, sel, chunks[num_submitted]))
+                    chunk = chunks[num_submitted]
+                    queued.append(fetcher.submit(paging.fetch_paged, client, sel, chunk, width))
                     num_submitted += 1
                 group = range(first, min(first + PREFETCH_CHUNKS, len(chunks)))
                 where = redact_url(self.config.url)
                 answers = []
                 for i in group:
-                    chunk = f"{where} (chunk {i + 1})"
-                    answers.append((parse_matrix_answer(queued.popleft().result(), chunk), chunk))
+                    bodies = queued.popleft().result()
+                    for j, body in enumerate(bodies):
+                        part = f"{where} (chunk {i + 1}{f', part {j + 1}' if len(bodies) > 1 else ''})"
+                        answers.append((parse_matrix_answer(body, part), part))
                 stored += write_query_results(self.store, answers)
         finally:
             # NOTE: after a failed chunk the queued queries would only wait out their retries.
