@@ -1,4 +1,4 @@
-"""kvscope sweep TRACE --grid FILE: many replay configurations over both cores, stored for the UI."""
+"""kvscope sweep TRACE --grid FILE: many replay configurations on both cores or a Ray cluster, stored for the UI."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from tqdm import tqdm
 from dashboard.commands._common import add_db_argument, check_store_writable, db_path, emit_json
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.engine.summary import ReplaySummary
-from dashboard.services.sweep import check_requests, iter_sweep, read_grid, save_sweep
+from dashboard.services.sweep import check_requests, read_grid, save_sweep
+from dashboard.services.sweep_executors import EXECUTORS, ExecutorOptions, open_runner
 from dashboard.store.db import store_session
 
 NAME = "sweep"
-HELP = "replay a trace under every combination of a grid file's parameters (process pool, stored in the db)"
+HELP = "replay a trace under every combination of a grid file's parameters (process pool or Ray, stored in the db)"
 COLUMNS = (
     "pods",
     "router",
@@ -32,12 +33,29 @@ COLUMNS = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """TRACE, --grid, --workers, --name, --db, --json."""
+    """TRACE, --grid, --executor, --address, --workers, --name, --db, --json."""
     add_trace_arguments(parser)
     parser.add_argument(
         "--grid", required=True, help="TOML or JSON file: parameter = [values] (see docs/whatif.md)"
     )
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument(
+        "--executor",
+        choices=list(EXECUTORS),
+        default="local",
+        help="where the configs run: local processes (default) or a Ray cluster (the ray extra)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="with --executor ray: the Ray head's HOST:PORT (default: what ray.init() finds: "
+        "$RAY_ADDRESS, else the cluster last started on this machine, else a new local Ray)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="local: worker processes (default 2); ray: configs in flight (default: every CPU of the cluster)",
+    )
     parser.add_argument(
         "--name", default=None, help="sweep name in the store (default: the grid's name or file stem)"
     )
@@ -48,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the grid, show progress on stderr, store and print the results."""
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     path = None if args.no_save else db_path(args)
     if path is not None:
@@ -59,11 +77,13 @@ def run(args: argparse.Namespace) -> int:
     check_requests(grid.requests, trace.block_tokens, where=args.grid)
     started = time.perf_counter()
     results: dict[int, ReplaySummary] = {}
-    bar = tqdm(total=len(grid.requests), desc="sweep", unit="config", file=sys.stderr)
-    for index, summary in iter_sweep(trace, grid.requests, args.workers):
-        results[index] = summary
-        bar.update(1)
-    bar.close()
+    # NOTE: the executor starts its workers or joins its cluster (or fails in one line) before the bar.
+    with open_runner(args.executor, trace, ExecutorOptions(args.workers, args.address)) as runner:
+        bar = tqdm(total=len(grid.requests), desc="sweep", unit="config", file=sys.stderr)
+        for index, summary in runner.run(grid.requests):
+            results[index] = summary
+            bar.update(1)
+        bar.close()
     summaries = [results[i] for i in range(len(grid.requests))]
     wall_s = time.perf_counter() - started
     if path is not None:
@@ -75,13 +95,18 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json:
         emit_json(
-            {"name": args.name or grid.name, "wall_s": wall_s, "configs": [s.to_dict() for s in summaries]}
+            {
+                "name": args.name or grid.name,
+                "executor": args.executor,
+                "wall_s": wall_s,
+                "configs": [s.to_dict() for s in summaries],
+            }
         )
         return 0
     print(" ".join(f"{c:>12}" for c in COLUMNS))
     for s in summaries:
         print(" ".join(f"{v:>12}" for v in _row(s)))
-    print(f"{len(summaries)} configs in {wall_s:.2f} s on {args.workers} workers", file=sys.stderr)
+    print(f"{len(summaries)} configs in {wall_s:.2f} s on {runner.where}", file=sys.stderr)
     return 0
 
 

@@ -1,17 +1,16 @@
-"""Sweeps: the cartesian product of a grid of replay parameters, run over a pool of processes.
+"""Sweeps: the cartesian product of a grid of replay parameters, run by an executor.
 
 A grid file (TOML or JSON) maps parameter names to a value or a list of values; every
-combination is one replay. The trace goes to each worker once, when the worker starts.
+combination is one replay. Executors (sweep_executors.EXECUTORS) run them in local processes or
+on a Ray cluster; each hands the trace to a worker once, not once per configuration.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import tomllib
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -24,8 +23,10 @@ from dashboard.engine.policies import policy_info
 from dashboard.engine.replay import replay_single_cache
 from dashboard.engine.routers import router_info
 from dashboard.engine.summary import ReplaySummary
-from dashboard.services.replay import ReplayRequest, cluster_config, run_replay
+from dashboard.services.replay import ReplayRequest, cluster_config
 from dashboard.services.saved_replays import save_replay
+from dashboard.services.sweep_executors import ExecutorOptions, open_runner
+from dashboard.services.sweep_local import trace_pool, worker_trace
 from dashboard.store.db import Store
 
 # grid key -> ReplayRequest field; a grid may also carry `name` (the sweep's name).
@@ -142,44 +143,28 @@ def describe_request(req: ReplayRequest) -> str:
     return ", ".join(changed) or "defaults"
 
 
-_WORKER_TRACE: list[Trace] = []
-
-
-def _init_worker(trace: Trace) -> None:
-    _WORKER_TRACE[:] = [trace]
-
-
-def _run_one(index: int, req: ReplayRequest) -> tuple[int, ReplaySummary]:
-    return index, run_replay(_WORKER_TRACE[0], req)
-
-
 def iter_sweep(
-    trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest], num_workers: int = 2
+    trace: Trace,
+    requests: tuple[ReplayRequest, ...] | list[ReplayRequest],
+    num_workers: int | None = 2,
+    executor: str = "local",
+    address: str | None = None,
 ) -> Iterator[tuple[int, ReplaySummary]]:
-    """Run every request, yielding (index, summary) as each finishes (order of completion)."""
+    """Run every request on executor, yielding (index, summary) as each finishes (order of completion)."""
     check_requests(requests, trace.block_tokens)
-    if num_workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {num_workers}")
-    if num_workers == 1 or len(requests) == 1:
-        for i, req in enumerate(requests):
-            yield i, run_replay(trace, req)
-        return
-    methods = multiprocessing.get_all_start_methods()
-    # NOTE: fork shares the parent's loaded modules and numba cache; spawn is the portable fallback.
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ProcessPoolExecutor(
-        num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)
-    ) as pool:
-        futures = [pool.submit(_run_one, i, req) for i, req in enumerate(requests)]
-        for future in as_completed(futures):
-            yield future.result()
+    with open_runner(executor, trace, ExecutorOptions(num_workers, address)) as runner:
+        yield from runner.run(requests)
 
 
 def run_sweep(
-    trace: Trace, requests: tuple[ReplayRequest, ...] | list[ReplayRequest], num_workers: int = 2
+    trace: Trace,
+    requests: tuple[ReplayRequest, ...] | list[ReplayRequest],
+    num_workers: int | None = 2,
+    executor: str = "local",
+    address: str | None = None,
 ) -> list[ReplaySummary]:
     """Summaries of every request, in request order."""
-    results: dict[int, ReplaySummary] = dict(iter_sweep(trace, requests, num_workers))
+    results: dict[int, ReplaySummary] = dict(iter_sweep(trace, requests, num_workers, executor, address))
     return [results[i] for i in range(len(requests))]
 
 
@@ -192,7 +177,7 @@ def save_sweep(store: Store, sweep_name: str, trace_label: str, summaries: list[
 
 
 def _curve_point(capacity: int, policy: str) -> np.ndarray:
-    return replay_single_cache(_WORKER_TRACE[0], capacity, policy)
+    return replay_single_cache(worker_trace(), capacity, policy)
 
 
 def policy_curve(trace: Trace, policy: str, capacities: np.ndarray, num_workers: int = 2) -> MissRatioCurve:
@@ -202,11 +187,6 @@ def policy_curve(trace: Trace, policy: str, capacities: np.ndarray, num_workers:
         return lru_mrc(trace, capacities)
     if num_workers <= 1 or len(capacities) < 2:
         return policy_mrc(trace, policy, capacities)
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    )
-    with ProcessPoolExecutor(
-        num_workers, mp_context=context, initializer=_init_worker, initargs=(trace,)
-    ) as pool:
+    with trace_pool(trace, num_workers) as pool:
         hits = list(pool.map(_curve_point, [int(c) for c in capacities], [policy] * len(capacities)))
     return curve_from_hits(trace, capacities, hits)
