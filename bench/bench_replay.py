@@ -1,7 +1,9 @@
 """Replay benchmarks (issue 3, items 9 and 10) on the Mooncake conversation trace.
 
-Kernel and MRC throughput, whole-process `kvscope replay` wall time, a 50-config sweep on two
-cores, peak RSS on a synthetic 10M-block-access trace, and the learned-policy space reduction.
+Kernel and MRC throughput, the sampled (approximate) S3-FIFO curve against its exact sweep,
+whole-process `kvscope replay` wall time, a 50-config sweep on two cores (local processes, and a
+2-CPU Ray head on this machine), peak RSS on a synthetic 10M-block-access trace, and the
+learned-policy space reduction.
 `python -m bench.bench_replay rss` is the RSS child process (it prints its ru_maxrss in KiB);
 `python -m bench.bench_replay hindsight` prints the learned scoring's space reduction when fed
 each request's true outcome (a diagnostic of how much the prediction limits it).
@@ -9,6 +11,7 @@ each request's true outcome (a diagnostic of how much the prediction limits it).
 
 from __future__ import annotations
 
+import json
 import resource
 import subprocess
 import sys
@@ -23,7 +26,8 @@ import numpy as np
 from bench.run import ROOT, Result, timed_median
 from dashboard.core.types import UNKNOWN, ClusterConfig, RouterConfig, TierConfig, Trace
 from dashboard.engine.capacity import space_reduction_vs_lru
-from dashboard.engine.mrc import default_capacities, lru_mrc
+from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc
+from dashboard.engine.mrc_sampled import DEFAULT_RATE, sampled_policy_mrc
 from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import LearnedOptions, replay_single_cache, simulate
 from dashboard.engine.sessions import session_structure
@@ -138,6 +142,33 @@ def bench_mrc(trace: Trace) -> Result:
     )
 
 
+def bench_sampled_mrc(trace: Trace, policy: str = "s3fifo") -> Result:
+    """Sampled (miniature-simulation) curve of a non-LRU policy vs its exact sweep on the same grid."""
+    caps = default_capacities(trace.num_blocks)
+    sampled = sampled_policy_mrc(trace, policy, caps)
+    sampled_s = timed_median(lambda: sampled_policy_mrc(trace, policy, caps), repeats=5)
+    exact = policy_mrc(trace, policy, caps)
+    exact_s = timed_median(lambda: policy_mrc(trace, policy, caps), repeats=3)
+    error = max(
+        float(np.abs(sampled.curve.block_hit_ratio - exact.block_hit_ratio).max()),
+        float(np.abs(sampled.curve.token_hit_ratio - exact.token_hit_ratio).max()),
+    )
+    speedup = exact_s / sampled_s
+    return Result(
+        f"sampled {policy} MRC ({caps.size} capacities, {DEFAULT_RATE:.0%} of prefix subtrees)",
+        f"kvscope mrc {TRACE_REL} --policy {policy} --approx --json",
+        sampled_s,
+        "s",
+        f"exact sweep, {caps.size} {policy} replays",
+        exact_s,
+        "≥ 10× faster, error ≤ 0.01",
+        speedup >= 10.0 and error <= 0.01,
+        f"{speedup:.1f}× faster; max abs error {error:.4f} (block and token hit ratio, every point; seed 0), "
+        f"stated bound {sampled.label()}; {sampled.num_requests_sampled:,} of {trace.num_requests:,} "
+        "requests replayed; medians of 5 sampled and 3 exact runs",
+    )
+
+
 def bench_sweep() -> Result:
     """A 50-configuration sweep over the conversation trace: wall time on 2 workers vs 1."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -169,6 +200,44 @@ def bench_sweep() -> Result:
         "grid: pods 1/2/4/8/16 × round_robin/random/least_loaded/prefix/precise_prefix × HBM 2,000/18,279 "
         "(LRU); whole process wall time incl. trace read; one run each (the machine is shared)",
     )
+
+
+def bench_sweep_ray() -> Result:
+    """The same 50-config sweep on a 2-CPU Ray head on this machine, beside the local executor."""
+    from tests.ray_head import ray_head  # NOTE: here, so the RSS child processes never import pytest
+
+    with tempfile.TemporaryDirectory() as tmp, ray_head(num_cpus=2) as head:
+        grid = Path(tmp) / "bench50.toml"
+        grid.write_text(SWEEP_GRID)
+        base = [sys.executable, "-m", "dashboard", "sweep", str(TRACE), "--grid", str(grid), "--no-save"]
+        on_ray = [*base, "--json", "--executor", "ray", "--address", head.address]
+        local = [*base, "--json", "--workers", "2"]
+        # NOTE: one warm-up each (numba cache, page cache); their outputs must agree figure for figure.
+        same = _figures(_stdout(on_ray, head.env)) == _figures(_stdout(local, head.env))
+        pairs = [(_median_wall(on_ray, 1, head.env), _median_wall(local, 1, head.env)) for _ in range(3)]
+    ray_s, local_s = median(p[0] for p in pairs), median(p[1] for p in pairs)
+    return Result(
+        "sweep, 50 configs, Ray executor (2-CPU head on this machine)",
+        f"kvscope sweep {TRACE_REL} --grid bench50.toml --executor ray --address HEAD:PORT --json",
+        ray_s,
+        "s",
+        "same sweep, local executor, 2 workers",
+        local_s,
+        "same figures as the local executor",
+        same,
+        "whole process wall time incl. trace read, joining the running head and Ray starting this job's "
+        "worker processes (the head itself is started before and not timed); median of 3, alternating "
+        "with the local run; figures compared config by config (all but elapsed_s)",
+    )
+
+
+def _stdout(cmd: list[str], env: dict[str, str]) -> str:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT, env=env).stdout
+
+
+def _figures(out: str) -> list[dict]:
+    """Every config's summary from `sweep --json`, without its engine wall time."""
+    return [{k: v for k, v in c.items() if k != "elapsed_s"} for c in json.loads(out)["configs"]]
 
 
 def synthetic_trace(num_accesses: int, seed: int = 0) -> Trace:
@@ -273,8 +342,8 @@ def bench_reduction(trace: Trace) -> list[Result]:
                 target,
                 met,
                 f"LRU hit ratio {r.lru_block_hit_ratio:.6f} at {r.lru_capacity_blocks:,} blocks; {policy} reaches "
-                f"{r.policy_block_hit_ratio:.6f} at {_blocks(r.policy_capacity_blocks)} blocks (smallest, by bisection over "
-                f"{r.num_replays} single-cache replays, {took_s:.1f} s)"
+                f"{r.policy_block_hit_ratio:.6f} at {_blocks(r.policy_capacity_blocks)} blocks (smallest on an upward "
+                f"{r.search}; {r.num_replays} single-cache replays, {took_s:.1f} s)"
                 + (HINDSIGHT_NOTE if options else ""),
             )
         )
@@ -300,23 +369,27 @@ def _blocks(capacity: int | None) -> str:
     return "no capacity up to all unique" if capacity is None else f"{capacity:,}"
 
 
-def _median_wall(cmd: list[str], repeats: int) -> float:
+def _median_wall(cmd: list[str], repeats: int, env: dict[str, str] | None = None) -> float:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
+        if done.returncode:
+            raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr[-2000:]}")
         times.append(time.perf_counter() - started)
     return median(times)
 
 
 def run() -> list[Result]:
-    """Every replay benchmark; about 3 minutes on 2 shared cores."""
+    """Every replay benchmark; about 4 minutes on 2 shared cores."""
     trace = read_mooncake(TRACE)
     return [
         bench_kernel(trace),
         bench_process(),
         bench_mrc(trace),
+        bench_sampled_mrc(trace),
         bench_sweep(),
+        bench_sweep_ray(),
         bench_rss(),
         *bench_reduction(trace),
     ]

@@ -3,6 +3,10 @@
 "Cache-space reduction versus LRU at equal hit ratio" is the LPC paper's headline measure (Yang
 et al., NeurIPS 2025): take LRU's hit ratio h at capacity C_lru, find the smallest capacity C_p at
 which policy P reaches h, and report 1 − C_p / C_lru.
+
+Only LRU's (and the oracle's) hit ratio is sure to grow with capacity: FIFO shows Belady's anomaly
+and S3-FIFO's curve dips too, so a bisection can step over the first capacity reaching a target.
+The search here scans upward instead (capacity_search.py) and says how it searched.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from dashboard.core.types import Trace
+from dashboard.engine.capacity_search import scan_smallest_capacity
 from dashboard.engine.mrc import MissRatioCurve, lru_mrc
 from dashboard.engine.replay import LearnedOptions, block_hit_ratio, replay_single_cache
 
@@ -28,6 +33,7 @@ class SpaceReduction:
     policy_block_hit_ratio: float  # at policy_capacity_blocks (or at all unique blocks when None)
     reduction: float | None  # 1 − policy_capacity_blocks / lru_capacity_blocks; negative = needs more
     num_replays: int
+    search: str = ""  # how policy_capacity_blocks was found: the scan and where it was refined
 
     def to_dict(self) -> dict:
         """A JSON-ready dict."""
@@ -53,8 +59,8 @@ def smallest_capacity(
 ) -> tuple[int | None, int]:
     """Bisection: the smallest capacity in [lo, hi] whose hit ratio ≥ target, and how many evaluations it took.
 
-    Assumes the ratio does not fall as capacity grows (true for LRU and the oracle, and close
-    enough for the other policies on real traces; the result is then a capacity that reaches it).
+    Only right when the ratio does not fall as capacity grows (LRU, the oracle); for any other
+    policy use capacity_search.scan_smallest_capacity, which a dip cannot mislead the same way.
     """
     num_calls = 1
     if hit_ratio_at(hi) < target:
@@ -75,16 +81,16 @@ def capacity_for_policy(trace: Trace, target: float, policy: str = "lru") -> int
         curve = lru_mrc(trace, np.arange(trace.num_blocks + 1))
         reached = np.flatnonzero(curve.block_hit_ratio >= target)
         return int(reached[0]) if reached.size else None
-    capacity, _ = smallest_capacity(
+    found = scan_smallest_capacity(
         lambda c: block_hit_ratio(replay_single_cache(trace, c, policy), trace), target, 0, trace.num_blocks
     )
-    return capacity
+    return found.capacity_blocks
 
 
 def space_reduction_vs_lru(
     trace: Trace, policy: str, lru_capacity_blocks: int, learned: LearnedOptions | None = None
 ) -> SpaceReduction:
-    """LPC's measure for policy at LRU capacity lru_capacity_blocks, by bisection over single-cache replays."""
+    """LPC's measure for policy at LRU capacity lru_capacity_blocks, by an upward scan of single-cache replays."""
     if lru_capacity_blocks <= 0:
         raise ValueError(f"lru_capacity_blocks must be positive, got {lru_capacity_blocks}")
     lru_ratio = float(lru_mrc(trace, np.array([lru_capacity_blocks])).block_hit_ratio[0])
@@ -96,13 +102,16 @@ def space_reduction_vs_lru(
         return seen[capacity]
 
     # NOTE: search below C_lru first (the interesting case); only look above it if P falls short there.
-    capacity, _ = smallest_capacity(ratio_at, lru_ratio, 0, lru_capacity_blocks)
-    if capacity is None:
-        capacity, _ = smallest_capacity(ratio_at, lru_ratio, lru_capacity_blocks, max(trace.num_blocks, 1))
+    found = scan_smallest_capacity(ratio_at, lru_ratio, 0, lru_capacity_blocks)
+    search = found.search
+    if found.capacity_blocks is None:
+        found = scan_smallest_capacity(ratio_at, lru_ratio, lru_capacity_blocks, max(trace.num_blocks, 1))
+        search = f"{search}; then {found.search}"
+    capacity = found.capacity_blocks
     reduction = None if capacity is None else 1.0 - capacity / lru_capacity_blocks
     at = capacity if capacity is not None else max(trace.num_blocks, 1)
     return SpaceReduction(
-        policy, int(lru_capacity_blocks), lru_ratio, capacity, ratio_at(at), reduction, len(seen)
+        policy, int(lru_capacity_blocks), lru_ratio, capacity, ratio_at(at), reduction, len(seen), search
     )
 
 

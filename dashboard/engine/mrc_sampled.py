@@ -1,0 +1,196 @@
+"""Approximate miss-ratio curves for any policy: miniature simulations of a spatially sampled trace.
+
+SHARDS and miniature simulations (Waldspurger et al., "Cache Modeling and Optimization using
+Miniature Simulations", ATC'17) replay the references of a hash-chosen fraction R of the objects
+through a cache of R × C to estimate the hit ratio at C. Here the objects are chains of prefix
+blocks, and a request can only hit a prefix of its chain, so the sampling unit is a subtree of
+the prefix tree, never a block: a request belongs to the subtree of its first block that is not
+*trunk* (a block on the path of requests holding over TRUNK_SHARE of all block accesses, such
+as a system prompt every request shares). A hash of that block decides the whole unit, so a
+sampled request keeps its whole chain and every request that shares a non-trunk block with it
+comes too. Trunk blocks are kept whole rather than sampled: the sampled cache holds them plus R
+of the rest, C' = T + R_eff × (C − T), where R_eff is the share of non-trunk blocks sampled.
+
+The sampled curve is then corrected with the exact LRU curve as a control variate: the estimate
+at C is P_sample(C') − LRU_sample(C') + LRU_exact(C). Sampling noise that moves both policies
+alike (which sessions were drawn, how much they reuse) cancels, and at a capacity holding every
+block the estimate is the exact ceiling.
+
+Accuracy is measured, not promised: MEASURED_MAX_ABS_ERROR holds the worst absolute error
+against the exact sweep, per policy, at DEFAULT_RATE (docs/whatif.md has the figures and rates).
+On the bundled traces it is 0.04-0.34, not 0.01: a sampled trace keeps whole requests of tens of
+blocks while its cache shrinks 20-fold, and at small capacities shared prefixes (the trunk) fill
+most of the miniature cache. Raising the rate helps slowly (docs/whatif.md), so the exact sweep
+stays the default wherever a figure is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dashboard.core.types import MissRatioCurve, Trace
+from dashboard.engine.mrc import curve_from_hits, default_capacities, lru_mrc, policy_mrc
+from dashboard.engine.policies import policy_info
+from dashboard.engine.replay import replay_single_cache
+
+DEFAULT_RATE = 0.05
+TRUNK_SHARE = 0.01  # NOTE: a unit heavier than 1% of the accesses would swing the sample alone
+# Worst |sampled − exact| over block and token ratio, every point of the default 55-capacity grid,
+# seeds 0-2, on the Mooncake conversation trace and the embedded sample, at DEFAULT_RATE, rounded
+# up (docs/whatif.md has the figures per trace; tests/engine/test_mrc_sampled.py rechecks them).
+# NOTE: far from 0.01. Miniature caches shrink, but requests (chains of tens of blocks) do not.
+MEASURED_MAX_ABS_ERROR: dict[str, float] = {
+    "fifo": 0.06,
+    "lfu": 0.34,
+    "s3fifo": 0.17,
+    "arc": 0.10,
+    "learned": 0.04,
+    "oracle": 0.08,
+}
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class SampledCurve:
+    """An approximate hit-ratio curve and how it was sampled."""
+
+    curve: MissRatioCurve
+    policy: str
+    rate: float  # nominal share of sampling units kept; 1.0 means the exact sweep ran instead
+    seed: int
+    num_requests_sampled: int
+    num_trunk_blocks: int  # shared blocks kept whole in the sampled trace
+    max_abs_error: float | None  # measured at this rate (MEASURED_MAX_ABS_ERROR); None: not measured
+
+    @property
+    def is_exact(self) -> bool:
+        """True when no sampling happened (LRU's one pass, or the exact sweep)."""
+        return self.rate >= 1.0
+
+    def label(self) -> str:
+        """How to name the curve in a legend, e.g. 's3fifo (sampled 5%, measured ±0.17)'."""
+        if self.is_exact:
+            return f"{self.policy} (exact)"
+        bound = (
+            f"measured ±{self.max_abs_error:.2f}" if self.max_abs_error is not None else "error not measured"
+        )
+        return f"{self.policy} (sampled {self.rate * 100:g}%, {bound})"
+
+
+def sampling_units(trace: Trace, trunk_share: float = TRUNK_SHARE) -> tuple[np.ndarray, np.ndarray]:
+    """(sampling key per request, is-trunk per block): the key is the request's first non-trunk block,
+    or num_blocks + its index when every block of it is trunk (such a request is its own unit)."""
+    sizes = np.diff(trace.offsets)
+    owner = np.repeat(np.arange(trace.num_requests), sizes)
+    # NOTE: a block's weight is the accesses of the requests reading it; it never grows along a
+    # chain (every request reading a block reads its parent too), so trunk blocks form the top of the tree.
+    weight = np.bincount(trace.block_ids, weights=np.repeat(sizes, sizes), minlength=trace.num_blocks)
+    is_trunk = weight > trunk_share * trace.num_block_accesses
+    light = np.flatnonzero(~is_trunk[trace.block_ids])
+    first = light[np.flatnonzero(np.diff(owner[light], prepend=-1))]  # accesses are in request order
+    keys = trace.num_blocks + np.arange(trace.num_requests, dtype=np.int64)
+    keys[owner[first]] = trace.block_ids[first]
+    return keys, is_trunk
+
+
+def sample_requests(trace: Trace, rate: float, seed: int = 0) -> np.ndarray:
+    """Indices of the requests whose sampling unit hashes below rate (ascending)."""
+    keys, _ = sampling_units(trace)
+    return np.flatnonzero(unit_hash(keys, seed) < rate)
+
+
+def unit_hash(keys: np.ndarray, seed: int) -> np.ndarray:
+    """A uniform number in [0, 1) per key, fixed by seed (splitmix64)."""
+    z = keys.astype(np.uint64) + np.uint64((0x9E3779B97F4A7C15 * (seed + 1)) & _MASK64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+
+
+def sub_trace(trace: Trace, requests: np.ndarray) -> Trace:
+    """The trace of the given requests (ascending indices), block ids renumbered 0..k-1 in the same order."""
+    sizes = np.diff(trace.offsets)[requests]
+    offsets = np.zeros(requests.size + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    blocks = trace.block_ids[accesses_of(trace, requests)]
+    # NOTE: ids are numbered by first appearance, so sorted order is first-appearance order here too.
+    kept, dense = np.unique(blocks, return_inverse=True)
+    tenants = None if trace.tenant_ids is None else trace.tenant_ids[requests]
+    return Trace(
+        arrival_s=trace.arrival_s[requests],
+        offsets=offsets,
+        block_ids=dense.astype(np.int32),
+        input_tokens=trace.input_tokens[requests],
+        output_tokens=trace.output_tokens[requests],
+        block_tokens=trace.block_tokens,
+        num_blocks=int(kept.size),
+        session_ids=trace.session_ids[requests],
+        turns=trace.turns[requests],
+        type_codes=trace.type_codes[requests],
+        type_names=trace.type_names,
+        tenant_ids=tenants,
+        source=f"{trace.source} (sampled)",
+    )
+
+
+def accesses_of(trace: Trace, requests: np.ndarray) -> np.ndarray:
+    """Positions in trace.block_ids of the given requests' blocks, request by request."""
+    sizes = np.diff(trace.offsets)[requests]
+    starts = np.repeat(trace.offsets[:-1][requests], sizes)
+    return starts + np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
+def scaled_capacities(capacities: np.ndarray, num_trunk: int, rate: float, limit: int) -> np.ndarray:
+    """C' = C up to the trunk, then trunk + rate × the rest, at most limit blocks."""
+    caps = np.asarray(capacities, np.int64)
+    scaled = np.where(caps <= num_trunk, caps, num_trunk + np.round(rate * (caps - num_trunk)))
+    return np.minimum(scaled.astype(np.int64), limit)
+
+
+def sampled_policy_mrc(
+    trace: Trace,
+    policy: str,
+    capacities: np.ndarray | None = None,
+    num_points: int = 50,
+    rate: float = DEFAULT_RATE,
+    seed: int = 0,
+) -> SampledCurve:
+    """Approximate curve of policy by a miniature simulation (exact for LRU, or when rate >= 1)."""
+    policy_info(policy)
+    if not rate > 0.0:  # NOTE: also refuses NaN
+        raise ValueError(f"sampling rate must be positive, got {rate}")
+    caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
+    if caps.size and caps.min() < 0:
+        raise ValueError("capacities must be non-negative")
+    keys, is_trunk = sampling_units(trace)
+    requests = np.flatnonzero(unit_hash(keys, seed) < rate)
+    if policy == "lru" or rate >= 1.0 or trace.num_requests == 0:
+        exact = policy_mrc(trace, policy, caps, num_points)  # LRU's one pass, or every request kept anyway
+        return SampledCurve(exact, policy, 1.0, seed, trace.num_requests, 0, 0.0)
+    if requests.size == 0:
+        raise ValueError(f"sampling rate {rate} keeps no request of this trace; raise the rate")
+    sub = sub_trace(trace, requests)
+    kept = np.unique(trace.block_ids[accesses_of(trace, requests)])
+    num_trunk = int(is_trunk[kept].sum())
+    share = (kept.size - num_trunk) / max(int((~is_trunk).sum()), 1)
+    scaled = scaled_capacities(caps, num_trunk, share, sub.num_blocks)
+    sampled = curve_from_hits(sub, scaled, [replay_single_cache(sub, int(c), policy) for c in scaled])
+    curve = _corrected(sampled, lru_mrc(sub, scaled), lru_mrc(trace, np.append(caps, trace.num_blocks)))
+    error = MEASURED_MAX_ABS_ERROR.get(policy) if rate == DEFAULT_RATE else None
+    return SampledCurve(curve, policy, float(rate), seed, int(requests.size), num_trunk, error)
+
+
+def _corrected(
+    sampled: MissRatioCurve, sampled_lru: MissRatioCurve, exact_lru: MissRatioCurve
+) -> MissRatioCurve:
+    """P_sample − LRU_sample + LRU_exact, within [0, the ceiling] (exact_lru's last point holds every block)."""
+    block = sampled.block_hit_ratio - sampled_lru.block_hit_ratio + exact_lru.block_hit_ratio[:-1]
+    token = sampled.token_hit_ratio - sampled_lru.token_hit_ratio + exact_lru.token_hit_ratio[:-1]
+    return MissRatioCurve(
+        capacity_blocks=exact_lru.capacity_blocks[:-1],
+        block_hit_ratio=np.clip(block, 0.0, exact_lru.block_hit_ratio[-1]),
+        token_hit_ratio=np.clip(token, 0.0, exact_lru.token_hit_ratio[-1]),
+    )

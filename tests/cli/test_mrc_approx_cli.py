@@ -1,0 +1,54 @@
+"""`kvscope mrc --approx` prints a sampled curve of a non-LRU policy and says it is approximate; exact stays the default."""
+
+from __future__ import annotations
+
+import json
+
+from dashboard.cli import main
+from dashboard.engine.mrc_sampled import MEASURED_MAX_ABS_ERROR
+
+CAPACITIES = "1827,18279,182790"
+
+
+def test_mrc_approx_json_names_its_sampling_and_measured_error(mooncake_conversation, capsys):
+    code = main(
+        [
+            "mrc",
+            str(mooncake_conversation),
+            "--policy",
+            "s3fifo",
+            "--capacities",
+            CAPACITIES,
+            "--approx",
+            "--json",
+        ]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["capacity_blocks"] == [1827, 18279, 182790]
+    assert out["block_hit_ratio"][-1] == 0.3664124783362218  # every block held: the exact ceiling
+    approx = out["approximation"]
+    assert approx["rate"] == 0.05 and approx["seed"] == 0
+    assert approx["max_abs_error"] == MEASURED_MAX_ABS_ERROR["s3fifo"]
+    assert approx["label"] == "s3fifo (sampled 5%, measured ±0.17)"
+    assert 0 < approx["requests_sampled"] < approx["requests"] == 12_031
+
+
+def test_mrc_approx_table_ends_with_a_line_saying_it_is_approximate(mooncake_conversation, capsys):
+    code = main(
+        ["mrc", str(mooncake_conversation), "--policy", "fifo", "--capacities", CAPACITIES, "--approx"]
+    )
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert code == 0 and last.startswith("approximate: fifo (sampled 5%, measured ±0.06)")
+    assert "drop --approx for the exact sweep" in last
+
+
+def test_mrc_without_approx_stays_exact(mooncake_conversation, capsys):
+    code = main(["mrc", str(mooncake_conversation), "--policy", "fifo", "--capacities", "1827", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and "approximation" not in out
+
+
+def test_mrc_rejects_a_rate_outside_zero_to_one(mooncake_conversation, capsys):
+    code = main(["mrc", str(mooncake_conversation), "--policy", "fifo", "--approx", "--rate", "1.5"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--rate must be in (0, 1], got 1.5" in err[0]

@@ -1,0 +1,142 @@
+"""Sampled miss-ratio curves: within their stated error of the exact sweep, chains kept whole, deterministic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.engine.mrc import REFERENCE_FRACTIONS, lru_mrc, policy_mrc
+from dashboard.engine.mrc_sampled import (
+    DEFAULT_RATE,
+    MEASURED_MAX_ABS_ERROR,
+    sample_requests,
+    sampled_policy_mrc,
+    sampling_units,
+    sub_trace,
+)
+from dashboard.engine.policies import policy_names
+from dashboard.engine.readers import read_trace
+from dashboard.engine.readers.canonical import build_trace
+from dashboard.engine.readers.mooncake import read_mooncake
+
+CAPACITIES = np.array([1_827, 9_139, 18_279, 45_697, 91_395])  # 1/5/10/25/50% of the unique blocks
+
+
+@pytest.fixture(scope="module")
+def conversation(mooncake_conversation):
+    return read_mooncake(mooncake_conversation)
+
+
+def max_abs_error(approx, exact) -> float:
+    return float(
+        max(
+            np.abs(approx.block_hit_ratio - exact.block_hit_ratio).max(),
+            np.abs(approx.token_hit_ratio - exact.token_hit_ratio).max(),
+        )
+    )
+
+
+def test_every_sampled_policy_has_a_measured_error():
+    assert set(MEASURED_MAX_ABS_ERROR) == set(policy_names()) - {"lru"}
+
+
+@pytest.mark.parametrize("policy", ["fifo", "s3fifo", "arc", "learned"])
+def test_sampled_curve_is_within_its_stated_error_at_every_point(conversation, policy):
+    sampled = sampled_policy_mrc(conversation, policy, CAPACITIES)
+    exact = policy_mrc(conversation, policy, CAPACITIES)
+    assert sampled.curve.capacity_blocks.tolist() == CAPACITIES.tolist()
+    assert sampled.max_abs_error == MEASURED_MAX_ABS_ERROR[policy]
+    assert max_abs_error(sampled.curve, exact) <= sampled.max_abs_error
+    assert sampled.label().startswith(f"{policy} (sampled 5%, measured ±")
+
+
+def test_sampled_curve_of_the_embedded_sample_is_within_its_stated_error():
+    trace = read_trace(SAMPLE_DATA_DIR / "requests.parquet")
+    caps = (np.array(REFERENCE_FRACTIONS)[[1, 2, 4]] * trace.num_blocks).astype(np.int64)  # 5/10/50%
+    sampled = sampled_policy_mrc(trace, "fifo", caps)
+    assert max_abs_error(sampled.curve, policy_mrc(trace, "fifo", caps)) <= MEASURED_MAX_ABS_ERROR["fifo"]
+
+
+def test_a_sampled_request_keeps_its_whole_chain_and_every_request_sharing_it(conversation):
+    keys, is_trunk = sampling_units(conversation)
+    chosen = sample_requests(conversation, 0.1, seed=3)
+    kept = np.zeros(conversation.num_requests, bool)
+    kept[chosen] = True
+    # A unit is all in or all out: requests with the same key are kept together.
+    for key in np.unique(keys[chosen])[:200]:
+        assert kept[keys == key].all()
+    # No request left out reads a non-trunk block of a kept one.
+    sub = sub_trace(conversation, chosen)
+    kept_blocks = np.unique(np.concatenate([conversation.blocks_of(i) for i in chosen]))
+    light = kept_blocks[~is_trunk[kept_blocks]]
+    for i in np.flatnonzero(~kept)[:2000]:
+        assert not np.isin(conversation.blocks_of(i), light).any()
+    # Each kept request reads its whole chain in the sub-trace, renumbered one to one.
+    for j, i in enumerate(chosen[:300]):
+        assert (kept_blocks[sub.blocks_of(j)] == conversation.blocks_of(i)).all()
+    assert sub.num_blocks == kept_blocks.size
+
+
+def test_a_shared_system_prompt_is_trunk_and_sessions_are_the_units():
+    # Every request starts with block 0 (a system prompt); two sessions then grow their own chains.
+    # Block 1 is read by 9 of the 14 accesses: under the 70% trunk share, so session 1's unit starts there.
+    requests = [[0, 1], [0, 2], [0, 1, 3], [0, 2, 4], [0, 1, 3, 5]]
+    trace = build_trace(
+        arrival_s=np.arange(5, dtype=float),
+        block_counts=np.array([len(r) for r in requests]),
+        raw_block_ids=np.array([b for r in requests for b in r]),
+        input_tokens=np.array([4 * len(r) for r in requests]),
+        output_tokens=np.zeros(5),
+        block_tokens=4,
+        source="sessions",
+    )
+    keys, is_trunk = sampling_units(trace, trunk_share=0.7)
+    assert is_trunk.tolist() == [True] + [False] * 5
+    assert keys.tolist() == [1, 2, 1, 2, 1]
+
+
+def test_same_seed_gives_the_same_curve_and_another_seed_another_sample(conversation):
+    first = sampled_policy_mrc(conversation, "s3fifo", CAPACITIES, seed=7)
+    again = sampled_policy_mrc(conversation, "s3fifo", CAPACITIES, seed=7)
+    assert first.curve.block_hit_ratio.tolist() == again.curve.block_hit_ratio.tolist()
+    assert first.curve.token_hit_ratio.tolist() == again.curve.token_hit_ratio.tolist()
+    other = sample_requests(conversation, DEFAULT_RATE, seed=8)
+    assert other.tolist() != sample_requests(conversation, DEFAULT_RATE, seed=7).tolist()
+
+
+def test_lru_stays_exact_and_a_full_rate_is_the_exact_sweep(conversation):
+    lru = sampled_policy_mrc(conversation, "lru", CAPACITIES)
+    assert (
+        lru.is_exact
+        and lru.curve.block_hit_ratio.tolist() == lru_mrc(conversation, CAPACITIES).block_hit_ratio.tolist()
+    )
+    caps = np.array([1_827, 18_279])
+    full = sampled_policy_mrc(conversation, "fifo", caps, rate=1.0)
+    assert full.is_exact and full.label() == "fifo (exact)"
+    assert (
+        full.curve.block_hit_ratio.tolist() == policy_mrc(conversation, "fifo", caps).block_hit_ratio.tolist()
+    )
+
+
+def test_a_curve_holding_every_block_is_the_exact_ceiling(conversation):
+    caps = np.array([conversation.num_blocks])
+    sampled = sampled_policy_mrc(conversation, "arc", caps)
+    assert sampled.curve.block_hit_ratio[0] == pytest.approx(lru_mrc(conversation, caps).block_hit_ratio[0])
+
+
+def test_a_rate_off_the_measured_one_says_its_error_is_not_measured(conversation):
+    sampled = sampled_policy_mrc(conversation, "fifo", CAPACITIES[:2], rate=0.2)
+    assert sampled.max_abs_error is None and sampled.label() == "fifo (sampled 20%, error not measured)"
+
+
+def test_bad_rates_and_policies_are_rejected(conversation):
+    with pytest.raises(ValueError, match="sampling rate must be positive"):
+        sampled_policy_mrc(conversation, "fifo", CAPACITIES, rate=0.0)
+    with pytest.raises(ValueError, match="unknown policy"):
+        sampled_policy_mrc(conversation, "nope", CAPACITIES)
+
+
+def test_a_rate_that_keeps_no_request_is_refused(conversation):
+    with pytest.raises(ValueError, match="keeps no request of this trace; raise the rate"):
+        sampled_policy_mrc(conversation, "fifo", CAPACITIES, rate=1e-9)
