@@ -11,7 +11,7 @@ from dashboard.engine.policies.dispatch import access, contains, insert, touch
 from dashboard.engine.policies.state import clear_cache
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def insert_cascade(
     st: tuple, first_cache: int, num_tiers: int, b: int, tick: int, info: tuple, enable_offload: bool
 ) -> int:
@@ -94,6 +94,7 @@ def serve_request(
     score: float,
     tick: int,
     enable_offload: bool,
+    refresh_info: bool,
     hit_row: np.ndarray,
     hit_tier: np.ndarray,
 ) -> tuple:
@@ -112,8 +113,9 @@ def serve_request(
     for k in range(m - 1, -1, -1):
         b = blocks[k]
         tick += 1
-        info.next_use[b] = next_use[k]
-        info.score[b] = max(info.score[b], score)
+        if refresh_info:  # only the oracle and learned policies read these keys
+            info.next_use[b] = next_use[k]
+            info.score[b] = max(info.score[b], score)
         if contains(st, first, b):
             touch(st, first, b, tick, info)
             continue
@@ -183,6 +185,7 @@ def run_cluster(
     ev_pod,
     lat,
     hbm_capacity,
+    refresh_info,
 ):
     """Replay every request in arrival order; returns the ReplayOutcome arrays in field order."""
     n, num_tiers = arrival_s.shape[0], tier_ids.shape[0]
@@ -244,6 +247,7 @@ def run_cluster(
             req_score[i],
             tick,
             enable_offload,
+            refresh_info,
             hit_blocks[i],
             hit_tier,
         )

@@ -64,7 +64,7 @@ class LatencyModel:
         num_uncached = num_prompt_tokens - num_gpu_hit - num_cpu_hit
         lat = self.as_array()
         return num_cpu_hit * self.cpu_load_s_per_token + float(
-            prefill_seconds(lat, num_uncached, num_prompt_tokens)
+            prefill_seconds(lat, float(num_uncached), float(num_prompt_tokens))  # one compiled signature
         )
 
 

@@ -77,12 +77,12 @@ def request_features(trace: Trace, parent: np.ndarray, turns: np.ndarray) -> tup
     )
 
 
-def _block_info(trace: Trace) -> BlockInfo:
-    n_blocks = trace.num_blocks
+def _block_info(trace: Trace, needed: bool) -> BlockInfo:
+    n_blocks = trace.num_blocks if needed else 0  # NOTE: empty when no policy reads them
     return BlockInfo(
         score=np.full(n_blocks, -np.inf),
         next_use=np.zeros(n_blocks, np.int64),
-        tie=block_tie_keys(trace.offsets, trace.block_ids, n_blocks),
+        tie=block_tie_keys(trace.offsets, trace.block_ids, n_blocks) if needed else np.zeros(0, np.int64),
     )
 
 
@@ -178,9 +178,12 @@ def simulate(
         caps, names = caps + [total] * num_pods, names + ["lru"] * num_pods
     st = _state(trace, caps, names)
     keys, next_use = _policy_inputs(trace, set(names), learned or LearnedOptions())
-    _, session, _ = session_structure(trace)
-    seed = config.router.seed
-    affinity = routers.affinity_pods(session, num_pods, seed)
+    if any(r.name == "session_affinity" for _, r in segs):
+        _, session, _ = session_structure(trace)
+        affinity = routers.affinity_pods(session, num_pods, config.router.seed)
+    else:
+        affinity = np.zeros(trace.num_requests, np.int32)
+    reads_keys = any(policy_info(nm).reads_block_keys for nm in set(names))
     gpu = [t for t in config.tiers if t.name == "gpu"] or [config.tiers[0]]
     out = run_cluster(
         trace.arrival_s,
@@ -193,7 +196,7 @@ def simulate(
         next_use,
         affinity,
         st,
-        _block_info(trace),
+        _block_info(trace, reads_keys),
         num_pods,
         np.array(tier_ids, np.int64),
         np.array([routers.TIER_MATCH_WEIGHTS[t.name] for t in config.tiers]),
@@ -207,6 +210,7 @@ def simulate(
         np.array([p for _, p in restarts], np.int64),
         latency_model(config.hardware, config.model).as_array(),
         np.full(num_pods, gpu[0].capacity_blocks, np.float64),
+        reads_keys,
     )
     pod, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
     return ReplayOutcome(

@@ -90,7 +90,7 @@ def lcg_next(state: np.ndarray) -> int:
     return (state[0] >> 33) & 0x7FFFFFFF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def staged_match(
     st: tuple, first_cache: int, num_tiers: int, blocks: np.ndarray, tier_weight: np.ndarray
 ) -> float:

@@ -42,17 +42,22 @@ class ReplaySummary:
         return dict(self.__dict__)
 
 
-def outcome_classes(outcome: ReplayOutcome) -> np.ndarray:
-    """Per request: 'miss', or 'partial'/'full' with the deepest tier that served part of its prefix."""
+def outcome_codes(outcome: ReplayOutcome) -> np.ndarray:
+    """Per request: 0 miss, else 1 + deepest tier index (partial) or 1 + tiers + index (full)."""
     hit_blocks = outcome.hit_blocks
     hits = hit_blocks.sum(axis=1)
-    kind = np.where(hits >= outcome.num_blocks, "full", "partial")
     # NOTE: tiers serve consecutive runs gpu → cpu → disk, so the last non-zero column is the deepest.
-    used = hit_blocks > 0
-    deepest = len(TIER_NAMES) - 1 - np.argmax(used[:, ::-1], axis=1)
-    tier = np.array(TIER_NAMES)[deepest]
-    classes = np.char.add(np.char.add(kind, "/"), tier)
-    return np.where(hits == 0, "miss", classes)
+    deepest = len(TIER_NAMES) - 1 - np.argmax(hit_blocks[:, ::-1] > 0, axis=1)
+    full = hits >= outcome.num_blocks
+    return np.where(hits == 0, 0, 1 + deepest + full * len(TIER_NAMES))
+
+
+OUTCOME_NAMES = ("miss",) + tuple(f"partial/{t}" for t in TIER_NAMES) + tuple(f"full/{t}" for t in TIER_NAMES)
+
+
+def outcome_classes(outcome: ReplayOutcome) -> np.ndarray:
+    """Per request: 'miss', or 'partial'/'full' with the deepest tier that served part of its prefix."""
+    return np.array(OUTCOME_NAMES)[outcome_codes(outcome)]
 
 
 def quantiles_s(values: np.ndarray) -> dict[str, float]:
@@ -109,11 +114,14 @@ def _pods(outcome: ReplayOutcome, num_pods: int) -> tuple[dict[str, dict[str, fl
 
 
 def _by_outcome(outcome: ReplayOutcome) -> dict[str, dict[str, float]]:
-    classes = outcome_classes(outcome)
-    return {
-        str(c): quantiles_s(outcome.ttft_s[classes == c]) | {"requests": int(np.sum(classes == c))}
-        for c in np.unique(classes)
+    codes = outcome_codes(outcome)
+    counts = np.bincount(codes, minlength=len(OUTCOME_NAMES))
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(counts)
+    groups = {
+        OUTCOME_NAMES[c]: outcome.ttft_s[order[ends[c] - counts[c] : ends[c]]] for c in np.flatnonzero(counts)
     }
+    return {name: quantiles_s(v) | {"requests": int(v.size)} for name, v in sorted(groups.items())}
 
 
 def summarize(

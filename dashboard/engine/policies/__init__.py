@@ -18,6 +18,7 @@ class PolicyInfo:
     description: str
     is_reference: bool = False  # reads the future; a ceiling, not something to deploy
     uses_heap: bool = False
+    reads_block_keys: bool = False  # reads BlockInfo's score / next_use, refreshed per access only then
 
 
 def _registry() -> dict[str, PolicyInfo]:
@@ -29,8 +30,10 @@ def _registry() -> dict[str, PolicyInfo]:
         PolicyInfo(lfu.NAME, lfu.POLICY_ID, lfu.DESCRIPTION, uses_heap=True),
         PolicyInfo(s3fifo.NAME, s3fifo.POLICY_ID, s3fifo.DESCRIPTION),
         PolicyInfo(arc.NAME, arc.POLICY_ID, arc.DESCRIPTION),
-        PolicyInfo(oracle.NAME, oracle.POLICY_ID, oracle.DESCRIPTION, is_reference=True, uses_heap=True),
-        PolicyInfo(learned.NAME, learned.POLICY_ID, learned.DESCRIPTION, uses_heap=True),
+        PolicyInfo(oracle.NAME, oracle.POLICY_ID, oracle.DESCRIPTION, is_reference=True, uses_heap=True, reads_block_keys=True),
+        PolicyInfo(
+            learned.NAME, learned.POLICY_ID, learned.DESCRIPTION, uses_heap=True, reads_block_keys=True
+        ),
     ]
     return {row.name: row for row in rows}
 

@@ -16,26 +16,36 @@ from dashboard.engine.policies import arc, fifo, learned, lfu, lru, oracle, s3fi
 from dashboard.engine.policies.state import MAIN, SMALL, CacheState
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def contains(st: CacheState, c: int, b: int) -> bool:
     """Whether block b is resident in cache c (ghost keys are not)."""
     w = st.where[c, b]
     return w == 1 or w == 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def size(st: CacheState, c: int) -> int:
     """Resident blocks of cache c."""
     return st.lsize[c, MAIN] + st.lsize[c, SMALL]
 
 
-@njit(cache=True, _nrt=False)
+# NOTE: touch and insert are inlined into the kernels with LRU (vLLM's policy) inline too; every
+# other policy sits behind one out-of-line call. A call passes the whole CacheState flattened
+# (over a hundred arguments), which cost the cluster kernel most of its time per access.
+@njit(cache=True, _nrt=False, inline="always")
 def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Record a hit on resident block b."""
     p = st.pol[c]
     if p == lru.POLICY_ID:
         lru.hit(st, c, b, tick, info)
-    elif p == fifo.POLICY_ID:
+    else:
+        _touch_other(st, c, b, tick, info)
+
+
+@njit(cache=True, _nrt=False)
+def _touch_other(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
+    p = st.pol[c]
+    if p == fifo.POLICY_ID:
         fifo.hit(st, c, b, tick, info)
     elif p == lfu.POLICY_ID:
         lfu.hit(st, c, b, tick, info)
@@ -52,10 +62,8 @@ def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def _evict(st: CacheState, c: int) -> int:
+def _evict_other(st: CacheState, c: int) -> int:
     p = st.pol[c]
-    if p == lru.POLICY_ID:
-        return lru.evict(st, c)
     if p == fifo.POLICY_ID:
         return fifo.evict(st, c)
     if p == lfu.POLICY_ID:
@@ -71,13 +79,20 @@ def _evict(st: CacheState, c: int) -> int:
     raise ValueError("unknown policy id")
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
     """Insert absent block b; return the block evicted to stay within capacity, or -1."""
     p = st.pol[c]
     if p == lru.POLICY_ID:
         lru.insert(st, c, b, tick, info)
-    elif p == fifo.POLICY_ID:
+        return lru.evict(st, c) if st.lsize[c, MAIN] > st.cap[c] else -1
+    return _insert_other(st, c, b, tick, info)
+
+
+@njit(cache=True, _nrt=False)
+def _insert_other(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
+    p = st.pol[c]
+    if p == fifo.POLICY_ID:
         fifo.insert(st, c, b, tick, info)
     elif p == lfu.POLICY_ID:
         lfu.insert(st, c, b, tick, info)
@@ -92,11 +107,11 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
     else:
         raise ValueError("unknown policy id")
     if size(st, c) > st.cap[c]:
-        return _evict(st, c)
+        return _evict_other(st, c)
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def access(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
     """Touch b if resident, else insert it; return the evicted block or -1."""
     if contains(st, c, b):

@@ -17,21 +17,21 @@ NAME = "lru"
 DESCRIPTION = "least recently used; a request touches its blocks tail first so the head is most recent"
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Move a resident block to the most recent end."""
     list_unlink(st, c, b, MAIN)
     list_push_front(st, c, b, MAIN)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block as most recent."""
     st.where[c, b] = 1
     list_push_front(st, c, b, MAIN)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the least recently used block."""
     b = list_oldest(st, c, MAIN)

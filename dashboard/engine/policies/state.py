@@ -6,9 +6,10 @@ so one compiled kernel drives any mix of policies. Row c of every 2-D array belo
 Invariants (checked by the twins in tests/engine):
 - `where[c, b]`: 0 absent, 1 resident (main list / heap), 2 resident in S3-FIFO's small queue,
   3 in a ghost queue (S3-FIFO's ghost, ARC's B1; a remembered key, not resident), 4 in ARC's B2.
-- Lists: circular doubly linked lists threaded through `prev[c, :]`/`nxt[c, :]` (int32) with one
-  sentinel per list at index num_blocks + L (L = 0 main, 1 small, 2 ghost, 3 second ghost). `nxt[c, sentinel]` is
-  the most recently pushed block, `prev[c, sentinel]` the oldest. Unlink and push are O(1) and
+- Lists: circular doubly linked lists threaded through `link[c, :, PREV]`/`link[c, :, NEXT]` (int32,
+  side by side so one cache line holds both) with one sentinel per list at index num_blocks + L
+  (L = 0 main, 1 small, 2 ghost, 3 second ghost). `link[c, sentinel, NEXT]` is the most recently
+  pushed block, `link[c, sentinel, PREV]` the oldest. Unlink and push are O(1) and
   allocate nothing. `lsize[c, L]` counts list members; heap policies use `lsize[c, 0]` as their size.
 - Heap: a binary min-heap of (hk1, hk2, hblk) entries, ordered by (hk1, hk2). Entries are lazily
   deleted: an entry is live only while its block is resident and its keys equal `k1[c, b]`,
@@ -29,8 +30,9 @@ from numba import njit
 
 NUM_LISTS = 4
 MAIN, SMALL, GHOST, GHOST2 = 0, 1, 2, 3
+PREV, NEXT = 0, 1
 
-CacheState = namedtuple("CacheState", "where prev nxt lsize k1 k2 hk1 hk2 hblk hsize cap pol param")
+CacheState = namedtuple("CacheState", "where link lsize k1 k2 hk1 hk2 hblk hsize cap pol param")
 BlockInfo = namedtuple("BlockInfo", "score next_use tie")  # global per-block keys, see dispatch.py
 
 
@@ -41,8 +43,7 @@ def make_state(
     num_caches = int(capacities.shape[0])
     st = CacheState(
         where=np.zeros((num_caches, num_blocks), np.int8),
-        prev=np.zeros((num_caches, num_blocks + NUM_LISTS), np.int32),
-        nxt=np.zeros((num_caches, num_blocks + NUM_LISTS), np.int32),
+        link=np.zeros((num_caches, num_blocks + NUM_LISTS, 2), np.int32),
         lsize=np.zeros((num_caches, NUM_LISTS), np.int64),
         k1=np.zeros((num_caches, num_blocks), np.float64),
         k2=np.zeros((num_caches, num_blocks), np.int64),
@@ -64,42 +65,42 @@ def clear_cache(st: CacheState, c: int) -> None:
     """Empty cache c: no resident blocks, empty lists, empty heap."""
     for b in range(st.where.shape[1]):
         st.where[c, b] = 0
-    base = st.prev.shape[1] - NUM_LISTS
+    base = st.link.shape[1] - NUM_LISTS
     for lst in range(NUM_LISTS):
-        st.prev[c, base + lst] = base + lst
-        st.nxt[c, base + lst] = base + lst
+        st.link[c, base + lst, PREV] = base + lst
+        st.link[c, base + lst, NEXT] = base + lst
         st.lsize[c, lst] = 0
     st.hsize[c] = 0
     st.param[c, 0] = 0
     st.param[c, 1] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def list_unlink(st: CacheState, c: int, b: int, lst: int) -> None:
     """Remove b from list lst of cache c in O(1)."""
-    p = st.prev[c, b]
-    n = st.nxt[c, b]
-    st.nxt[c, p] = n
-    st.prev[c, n] = p
+    p = st.link[c, b, PREV]
+    n = st.link[c, b, NEXT]
+    st.link[c, p, NEXT] = n
+    st.link[c, n, PREV] = p
     st.lsize[c, lst] -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def list_push_front(st: CacheState, c: int, b: int, lst: int) -> None:
     """Make b the most recent member of list lst of cache c."""
-    s = st.prev.shape[1] - NUM_LISTS + lst
-    first = st.nxt[c, s]
-    st.nxt[c, s] = b
-    st.prev[c, b] = s
-    st.nxt[c, b] = first
-    st.prev[c, first] = b
+    s = st.link.shape[1] - NUM_LISTS + lst
+    first = st.link[c, s, NEXT]
+    st.link[c, s, NEXT] = b
+    st.link[c, b, PREV] = s
+    st.link[c, b, NEXT] = first
+    st.link[c, first, PREV] = b
     st.lsize[c, lst] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def list_oldest(st: CacheState, c: int, lst: int) -> int:
     """The oldest member of list lst (the sentinel's prev); caller checks lsize first."""
-    return st.prev[c, st.prev.shape[1] - NUM_LISTS + lst]
+    return st.link[c, st.link.shape[1] - NUM_LISTS + lst, PREV]
 
 
 @njit(cache=True, _nrt=False)
