@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard.core import profiles
 from dashboard.services import planner
-from dashboard.ui import cached, planner_cached, planner_charts
+from dashboard.ui import cached, planner_cached, planner_charts, warmup
 from dashboard.ui.export import caption_text, export_buttons
 from dashboard.ui.theme import PLOTLY_CONFIG
 
@@ -90,6 +90,7 @@ req = planner.PlanRequest(
     price_per_gpu_hour=float(price),
     cpu_share=float(cpu_share),
 )
+warmup.ensure_compiled()
 try:
     req.validate()
     result = planner_cached.plan(path, trace_key, req, digest)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.services import whatif
-from dashboard.ui import cached, whatif_cached, whatif_panels, whatif_widgets
+from dashboard.ui import cached, warmup, whatif_cached, whatif_panels, whatif_widgets
 
 st.header("What-if lab")
 st.caption(
@@ -35,6 +35,7 @@ whatif_widgets.saved_runs_panel(runs, stored)
 defaults = whatif.default_scenarios(trace.num_blocks)
 whatif_widgets.follow_trace(trace_key, defaults)
 scenarios = whatif_widgets.scenario_form(whatif_widgets.num_scenarios(), defaults)
+warmup.ensure_compiled()
 bar = st.progress(0.0, text="Replaying …")
 
 

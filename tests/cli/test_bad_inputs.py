@@ -138,6 +138,7 @@ ROWS = [
     Row("rules --window soon", "soon"),
     # sample
     Row("sample --hours 0 --out {tmp}/s", "--hours must be between", ("{tmp}/s",)),
+    Row("warmup --force {tmp}/extra", "unrecognized arguments: .*extra"),
     Row("sample --out {trace}", r"--out .*trace\.jsonl: is a file; give a folder"),
     # serve-sim
     Row("serve-sim --port 99999", "--port 99999: .* ports run from 1 to 65535"),

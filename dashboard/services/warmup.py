@@ -1,0 +1,121 @@
+"""Compile every numba kernel once, ahead of use, so no page or command waits on the compiler.
+
+numba compiles a kernel on its first call and caches the machine code on disk (`cache=True`).
+`make install` runs `kvscope warmup`, which calls each user-facing path once on a tiny trace of
+the real dtypes (a kernel is compiled per argument types) and leaves a marker; the What-if and
+Planner pages run the same steps, with progress shown, when the marker is missing. The marker is
+keyed on the engine's sources, like numba's own cache, so an edited kernel is compiled again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import dashboard
+from dashboard.core.types import Trace
+
+PACKAGE = Path(dashboard.__file__).parent
+_ANSWER = (
+    b'{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"up"},'
+    b'"values":[[1700000000,"1"],[1700000015,"0.5"]]}]}}'
+)
+
+
+def tiny_trace(with_sessions: bool) -> Trace:
+    """Six requests of two sessions sharing a system prompt, in the readers' canonical dtypes."""
+    from dashboard.engine.readers.canonical import build_trace
+
+    paths = [[0, 1], [0, 1, 2], [0, 3], [0, 1, 2, 4], [0, 3, 5], [0, 1, 2, 4, 6]]
+    counts = np.array([len(p) for p in paths], np.int64)
+    return build_trace(
+        arrival_s=np.arange(len(paths), dtype=np.float64),
+        block_counts=counts,
+        raw_block_ids=np.array([b for p in paths for b in p], np.int64),
+        input_tokens=counts * 16,
+        output_tokens=np.full(len(paths), 8),
+        block_tokens=16,
+        source="warmup",
+        session_ids=np.array([0, 0, 1, 0, 1, 0]) if with_sessions else None,
+    )
+
+
+def _replays(trace: Trace) -> None:
+    from dashboard.services.replay import ReplayRequest, run_replay
+
+    for policy, router in (("lru", "prefix"), ("learned", "session_affinity"), ("oracle", "precise_prefix")):
+        run_replay(trace, ReplayRequest(num_pods=2, router=router, policy=policy, hbm_blocks=2, cpu_blocks=2))
+
+
+def _planner(trace: Trace) -> None:
+    from dashboard.engine.latency import latency_model
+    from dashboard.engine.plan_math import HitOracle, service_seconds
+
+    hits = HitOracle(trace).hit_tokens(4.0)
+    lat = latency_model("h100-sxm", "llama-3.1-8b")
+    service_seconds(lat, trace.input_tokens, hits, hits * 0)
+    lat.ttft_s(1000)
+
+
+def steps() -> list[tuple[str, Callable[[], None]]]:
+    """(what is compiled, how) in the order `kvscope warmup` runs them."""
+    # NOTE: imported here, not at the top, so `is_warm()` answers without loading numba (make run calls it).
+    from dashboard.engine.mrc import lru_mrc
+    from dashboard.engine.policies.learned import LearnedOptions
+    from dashboard.engine.replay import learned_request_keys, replay_single_cache
+    from dashboard.engine.sessions import session_structure
+    from dashboard.ingest.matrix_answer import parse_matrix_answer
+
+    trace, with_sessions = tiny_trace(False), tiny_trace(True)
+    return [
+        ("sessions", lambda: (session_structure(trace), session_structure(with_sessions))),
+        ("cluster replay: every policy, router and tier", lambda: _replays(trace)),
+        ("single-cache LRU", lambda: replay_single_cache(trace, 2)),
+        ("learned policy's scores", lambda: learned_request_keys(trace, LearnedOptions())),
+        ("miss-ratio curve", lambda: lru_mrc(trace)),
+        ("capacity planner", lambda: _planner(trace)),
+        ("Prometheus answer scanner", lambda: parse_matrix_answer(_ANSWER, "warmup")),
+    ]
+
+
+def sources_digest() -> str:
+    """Digest of every kernel source's path, size and mtime (what numba's cache is keyed on)."""
+    h = hashlib.sha1()
+    for path in sorted([*(PACKAGE / "engine").rglob("*.py"), *(PACKAGE / "ingest").rglob("*.py")]):
+        st = path.stat()
+        h.update(f"{path.relative_to(PACKAGE)}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+def marker_path() -> Path:
+    """Where the marker of a finished warmup lives: beside numba's cache (NUMBA_CACHE_DIR or the package)."""
+    root = (
+        Path(os.environ["NUMBA_CACHE_DIR"]) if os.environ.get("NUMBA_CACHE_DIR") else PACKAGE / "__pycache__"
+    )
+    return root / f"kvscope-warm-{sources_digest()}"
+
+
+def is_warm() -> bool:
+    """Whether `warm_up` has run since the sources last changed."""
+    return marker_path().exists()
+
+
+def warm_up(progress: Callable[[int, int, str, float], None] = lambda *_: None) -> float:
+    """Run every step (progress(index, count, name, seconds so far) before each); returns the seconds."""
+    started = time.perf_counter()
+    todo = steps()
+    for i, (name, run) in enumerate(todo):
+        progress(i, len(todo), name, time.perf_counter() - started)
+        run()
+    marker = marker_path()
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass  # NOTE: a read-only install still ran warm; pages will simply warm up again
+    return time.perf_counter() - started
