@@ -89,39 +89,6 @@ def bench_kernel(trace: Trace) -> Result:
     )
 
 
-def bench_process() -> Result:
-    """Whole `kvscope replay` process wall time (warm compile cache), vs a bare interpreter + import."""
-    replay = [
-        sys.executable,
-        "-m",
-        "dashboard",
-        "replay",
-        str(TRACE),
-        "--format",
-        "mooncake",
-        "--policy",
-        "lru",
-        "--hbm-blocks",
-        "18279",
-        "--json",
-    ]
-    floor = [sys.executable, "-c", "import dashboard.cli"]
-    subprocess.run(replay, check=True, capture_output=True, cwd=ROOT)  # warm the numba cache
-    replay_s = _median_wall(replay, 5)
-    floor_s = _median_wall(floor, 5)
-    return Result(
-        "kvscope replay process, LRU 18,279 blocks",
-        REPLAY_CMD,
-        replay_s,
-        "s",
-        "python -c 'import dashboard.cli'",
-        floor_s,
-        "<= 1.5 s",
-        replay_s <= 1.5,
-        "subprocess wall time, median of 5, after one warm-up run; includes reading the JSONL trace",
-    )
-
-
 def bench_mrc(trace: Trace) -> Result:
     """Exact one-pass LRU MRC, block accesses/s, vs one kernel replay per point of the same grid."""
     caps = default_capacities(trace.num_blocks)
@@ -385,7 +352,6 @@ def run() -> list[Result]:
     trace = read_mooncake(TRACE)
     return [
         bench_kernel(trace),
-        bench_process(),
         bench_mrc(trace),
         bench_sampled_mrc(trace),
         bench_sweep(),

@@ -1,4 +1,4 @@
-"""Helpers shared by the subcommands: the --db and --source flags and JSON output."""
+"""Helpers shared by the subcommands: the --db and --source flags, JSON output, compiling kernels first."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dashboard.core.config import DB_ENV_VAR, DEFAULT_DB_PATH, default_db_path
+from dashboard.services.warmup import is_warm, marker_path, warm_up
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -80,3 +81,20 @@ def _clean(obj: Any) -> Any:
     if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
         return _clean(obj.item())
     return obj
+
+
+def compile_kernels() -> None:
+    """Run the warmup with a progress line per step on stderr (replay, mrc, sweep and plan call it when cold)."""
+
+    def progress(i: int, count: int, name: str, elapsed_s: float) -> None:
+        print(f"[{i + 1}/{count}] compiling {name} … ({elapsed_s:.0f} s so far)", file=sys.stderr, flush=True)
+
+    seconds = warm_up(progress)
+    print(f"kernels ready in {seconds:.1f} s (cached on disk; marker {marker_path().name})", file=sys.stderr)
+
+
+def ensure_compiled() -> None:
+    """Compile first, saying so, when the kernels are not compiled for today's sources."""
+    if not is_warm():
+        print("kvscope: compiling the replay kernels once (kvscope warmup) …", file=sys.stderr, flush=True)
+        compile_kernels()

@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from dashboard.commands._common import add_db_argument, emit_json
+from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.engine.mrc import default_capacities
 from dashboard.engine.mrc_sampled import DEFAULT_RATE, SampledCurve, sampled_policy_mrc
@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     policy_info(args.policy)
     given = _capacities(args.capacities) if args.capacities is not None else None
     trace = load_trace(args)
+    ensure_compiled()
     caps = given if given is not None else default_capacities(trace.num_blocks, args.points)
     sampled = None
     if args.approx and args.policy != "lru":

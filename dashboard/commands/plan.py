@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dashboard.commands._common import add_db_argument, emit_json
+from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
 from dashboard.core.config import SAMPLE_DATA_DIR
@@ -106,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
         max_pods=args.max_pods,
     )
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
-    result = planner.plan(load_trace(args), req)
+    trace = load_trace(args)
+    ensure_compiled()
+    result = planner.plan(trace, req)
     if args.png or args.html:
         code = _export(result, args.png, args.html)
         if code:

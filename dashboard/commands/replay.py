@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dashboard.commands._common import add_db_argument, check_store_writable, db_path, emit_json
+from dashboard.commands._common import (
+    add_db_argument,
+    check_store_writable,
+    db_path,
+    emit_json,
+    ensure_compiled,
+)
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.core import profiles
 from dashboard.engine.policies import policy_names
@@ -71,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.save is not None:
         check_store_writable(db_path(args))  # NOTE: a bad --db is refused before the replay runs
     trace = load_trace(args)
+    ensure_compiled()
     req = ReplayRequest(
         num_pods=args.pods,
         router=args.router,

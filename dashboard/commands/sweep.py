@@ -8,7 +8,13 @@ import time
 
 from tqdm import tqdm
 
-from dashboard.commands._common import add_db_argument, check_store_writable, db_path, emit_json
+from dashboard.commands._common import (
+    add_db_argument,
+    check_store_writable,
+    db_path,
+    emit_json,
+    ensure_compiled,
+)
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.engine.summary import ReplaySummary
 from dashboard.services.sweep import check_requests, read_grid, save_sweep
@@ -73,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         check_store_writable(path)  # NOTE: a bad --db fails before the sweep runs
     grid = read_grid(args.grid)
     trace = load_trace(args)
+    ensure_compiled()
     # NOTE: every configuration is checked before the progress bar starts, so an error is one line.
     check_requests(grid.requests, trace.block_tokens, where=args.grid)
     started = time.perf_counter()

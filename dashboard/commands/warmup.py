@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from dashboard.services.warmup import is_warm, marker_path, warm_up
+from dashboard.commands._common import compile_kernels
+from dashboard.services.warmup import is_warm
 
 NAME = "warmup"
 HELP = "compile the numba kernels ahead of use (make install runs it; later runs load them from disk)"
@@ -22,10 +22,5 @@ def run(args: argparse.Namespace) -> int:
     """Compile each kernel family, printing progress on stderr (nothing to do when already warm)."""
     if is_warm() and not args.force:
         return 0
-
-    def progress(i: int, count: int, name: str, elapsed_s: float) -> None:
-        print(f"[{i + 1}/{count}] compiling {name} … ({elapsed_s:.0f} s so far)", file=sys.stderr, flush=True)
-
-    seconds = warm_up(progress)
-    print(f"kernels ready in {seconds:.1f} s (cached on disk; marker {marker_path().name})", file=sys.stderr)
+    compile_kernels()
     return 0

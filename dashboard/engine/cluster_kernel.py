@@ -30,7 +30,7 @@ def insert_cascade(
         cur, t = v, t + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_pod(
     rid: int,
     weights: np.ndarray,
@@ -83,7 +83,7 @@ def choose_pod(
     return best, (matched[best] / m if m > 0 else 0.0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def serve_request(
     st: tuple,
     info: tuple,
@@ -125,7 +125,7 @@ def serve_request(
     return stored, tick
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def split_tokens(hit_row: np.ndarray, block_tokens: int, input_tokens: int, cached_row: np.ndarray) -> int:
     """cached_row[t] = token hits served by tier t (gpu first, capped by the input); returns their sum."""
     done, cum = 0, 0
@@ -146,7 +146,7 @@ def restart_pod(st: tuple, pod: int, num_tiers: int, view_base: int) -> None:
         clear_cache(st, view_base + pod)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def advance_load(
     now: float, starts: tuple, finishes: tuple, sizes: np.ndarray, queue_len: np.ndarray, inflight: np.ndarray
 ) -> None:
@@ -188,23 +188,73 @@ def run_cluster(
     refresh_info,
 ):
     """Replay every request in arrival order; returns the ReplayOutcome arrays in field order."""
-    n, num_tiers = arrival_s.shape[0], tier_ids.shape[0]
-    pod_of, stored = np.zeros(n, np.int32), np.zeros(n, np.int32)
-    hit_blocks, cached = np.zeros((n, 3), np.int32), np.zeros((n, 3), np.int64)
-    queue_s, load_s, prefill_s = np.zeros(n), np.zeros(n), np.zeros(n)
-    ttft_s, finish_s, predicted = np.zeros(n), np.zeros(n), np.zeros(n)
-    queue_len, inflight = np.zeros(num_pods), np.zeros(num_pods)
-    kv_util, free_at = np.zeros(num_pods), np.zeros(num_pods)
-    last_cold = np.full(num_pods, -1.0)
-    counters, rng, sizes = np.zeros(1, np.int64), np.array([seg_seed[0]], np.int64), np.zeros(2, np.int64)
-    starts = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64))
-    finishes = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64))
-    seg, ev, tick = 0, 0, 0
-    matched, ones = np.zeros(num_pods), np.ones(1)
+    n = arrival_s.shape[0]
+    out = (
+        np.zeros(n, np.int32),  # pod
+        np.zeros((n, 3), np.int32),  # hit blocks per tier
+        np.zeros((n, 3), np.int64),  # cached tokens per tier
+        np.zeros(n),  # queue s
+        np.zeros(n),  # load s
+        np.zeros(n),  # prefill s
+        np.zeros(n),  # ttft s
+        np.zeros(n),  # finish s
+        np.zeros(n, np.int32),  # stored blocks
+        np.zeros(n),  # predicted hit ratio
+    )
     max_len = 0
     for i in range(n):
         max_len = max(max_len, offsets[i + 1] - offsets[i])
-    hit_tier = np.zeros(max_len, np.int64)
+    scratch = (
+        np.zeros((6, num_pods)),  # queue_len, inflight, kv_util, free_at, last_cold, matched
+        np.zeros(max(max_len, 1), np.int64),  # hit_tier
+        np.zeros(2, np.int64),  # round-robin counter, random router's state
+        np.zeros(2, np.int64),  # sizes of the start and finish heaps
+        (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)),  # prefill starts
+        (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)),  # finishes
+        np.ones(1),  # the EPP view's one tier weight
+    )
+    # NOTE: the loop runs in a function without reference counting: here, every read of a
+    # CacheState member would cost an atomic incref/decref (state.py), 5x the whole replay.
+    replay_requests(
+        (arrival_s, offsets, block_ids, input_tokens, output_tokens, req_score, next_use, affinity),
+        block_tokens,
+        st,
+        info,
+        tier_ids,
+        tier_weight,
+        enable_offload,
+        view_base,
+        (seg_time, seg_router, seg_weights, seg_seed),
+        (ev_time, ev_pod),
+        lat,
+        hbm_capacity,
+        refresh_info,
+        out,
+        scratch,
+    )
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def replay_requests(
+    trace, block_tokens, st, info, tier_ids, tier_weight, enable_offload, view_base, segs, events, lat,
+    hbm_capacity, refresh_info, out, scratch,
+):  # fmt: skip
+    """run_cluster's loop over requests, filling out; allocates nothing."""
+    arrival_s, offsets, block_ids, input_tokens, output_tokens, req_score, next_use, affinity = trace
+    seg_time, seg_router, seg_weights, seg_seed = segs
+    ev_time, ev_pod = events
+    pod_of, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
+    per_pod, hit_tier, counters, sizes, starts, finishes, ones = scratch
+    queue_len, inflight, kv_util, free_at, last_cold, matched = (
+        per_pod[0], per_pod[1], per_pod[2], per_pod[3], per_pod[4], per_pod[5]
+    )  # fmt: skip
+    for p in range(last_cold.shape[0]):
+        last_cold[p] = -1.0
+    rng = counters[1:2]
+    rng[0] = seg_seed[0]
+    n, num_tiers, num_pods = arrival_s.shape[0], tier_ids.shape[0], queue_len.shape[0]
+    seg, ev, tick = 0, 0, 0
     for i in range(n):
         now = arrival_s[i]
         while ev < ev_time.shape[0] and ev_time[ev] <= now:
@@ -267,4 +317,3 @@ def run_cluster(
             sizes[0] = time_heap_push(starts[0], starts[1], starts[2], sizes[0], start, pod, 0)
         inflight[pod] += hi - lo
         sizes[1] = time_heap_push(finishes[0], finishes[1], finishes[2], sizes[1], finish_s[i], pod, hi - lo)
-    return (pod_of, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted)

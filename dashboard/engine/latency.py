@@ -94,7 +94,7 @@ def prefill_seconds(lat: np.ndarray, num_uncached: float, num_prompt: float) -> 
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def time_heap_push(
     ht: np.ndarray, hp: np.ndarray, hb: np.ndarray, size: int, t: float, pod: int, blocks: int
 ) -> int:
@@ -112,7 +112,7 @@ def time_heap_push(
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def time_heap_pop(ht: np.ndarray, hp: np.ndarray, hb: np.ndarray, size: int) -> int:
     """Drop the earliest entry (read it at index 0 first); returns the new size."""
     last = size - 1

@@ -86,7 +86,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
 def sources_digest() -> str:
     """Digest of every kernel source's path, size and mtime (what numba's cache is keyed on)."""
     h = hashlib.sha1()
-    for path in sorted([*(PACKAGE / "engine").rglob("*.py"), *(PACKAGE / "ingest").rglob("*.py")]):
+    for path in kernel_sources():
         st = path.stat()
         h.update(f"{path.relative_to(PACKAGE)}:{st.st_size}:{st.st_mtime_ns}".encode())
     return h.hexdigest()[:16]
@@ -105,9 +105,40 @@ def is_warm() -> bool:
     return marker_path().exists()
 
 
+def kernel_sources() -> list[Path]:
+    """Every source file that holds a numba kernel (only these can go stale inside another's cache)."""
+    files = [*(PACKAGE / "engine").rglob("*.py"), *(PACKAGE / "ingest").rglob("*.py")]
+    return sorted(p for p in files if "@njit" in p.read_text())
+
+
+def purge_stale_kernels() -> int:
+    """Delete the package's cached kernels older than its newest kernel source; returns how many went.
+
+    numba checks a cached kernel against its own file only: a kernel whose callee changed in
+    another file (or was inlined from it) would load stale machine code and count wrong hits.
+    """
+    roots = [PACKAGE]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        # NOTE: numba then caches only there, naming a source folder's cache "<folder>_<hash of its path>".
+        folders = {p.parent.name for p in PACKAGE.rglob("*.py")}
+        base = Path(os.environ["NUMBA_CACHE_DIR"])
+        roots = [d for d in base.glob("*_*") if d.is_dir() and d.name.rsplit("_", 1)[0] in folders]
+    newest = max(p.stat().st_mtime for p in kernel_sources())
+    cached = [f for root in roots for pattern in ("*.nbi", "*.nbc") for f in root.rglob(pattern)]
+    stale = [f for f in cached if f.stat().st_mtime < newest]
+    for f in stale:
+        f.unlink(missing_ok=True)
+    return len(stale)
+
+
 def warm_up(progress: Callable[[int, int, str, float], None] = lambda *_: None) -> float:
-    """Run every step (progress(index, count, name, seconds so far) before each); returns the seconds."""
+    """Run every step (progress(index, count, name, seconds so far) before each); returns the seconds.
+
+    Kernels cached before the sources last changed are deleted first (purge_stale_kernels).
+    """
     started = time.perf_counter()
+    if not is_warm():
+        purge_stale_kernels()
     todo = steps()
     for i, (name, run) in enumerate(todo):
         progress(i, len(todo), name, time.perf_counter() - started)
@@ -115,6 +146,8 @@ def warm_up(progress: Callable[[int, int, str, float], None] = lambda *_: None) 
     marker = marker_path()
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
+        for old in marker.parent.glob("kvscope-warm-*"):
+            old.unlink(missing_ok=True)
         marker.touch()
     except OSError:
         pass  # NOTE: a read-only install still ran warm; pages will simply warm up again

@@ -85,3 +85,21 @@ def test_a_page_that_finds_no_marker_compiles_under_a_status_box(
     assert not at.exception, [e.value for e in at.exception]
     assert "Replay engine compiled" in at.status[0].label
     assert warmup.is_warm()
+
+
+def test_a_cold_warmup_deletes_this_package_s_kernels_cached_before_its_sources_changed(
+    tmp_path, monkeypatch
+) -> None:
+    # numba checks a cached kernel against its own file only, so a kernel whose callee changed in
+    # another file would load stale code: kernels cached before the newest source change must go.
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    stale = tmp_path / "policies_0123abcd" / "dispatch.touch-1.py311.nbi"
+    fresh = tmp_path / "policies_0123abcd" / "dispatch.insert-2.py311.nbi"
+    theirs = tmp_path / "otherlib_0123abcd" / "f-1.py311.nbi"
+    for path in (stale, fresh, theirs):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"x")
+    os.utime(stale, (0, 0))
+    os.utime(theirs, (0, 0))
+    assert warmup.purge_stale_kernels() == 1
+    assert not stale.exists() and fresh.exists() and theirs.exists()

@@ -19,6 +19,7 @@ class PolicyInfo:
     is_reference: bool = False  # reads the future; a ceiling, not something to deploy
     uses_heap: bool = False
     reads_block_keys: bool = False  # reads BlockInfo's score / next_use, refreshed per access only then
+    keeps_block_keys: bool = False  # keeps CacheState.k1 / k2 per block; allocated only then (state.py)
 
 
 def _registry() -> dict[str, PolicyInfo]:
@@ -27,12 +28,25 @@ def _registry() -> dict[str, PolicyInfo]:
     rows = [
         PolicyInfo(lru.NAME, lru.POLICY_ID, lru.DESCRIPTION),
         PolicyInfo(fifo.NAME, fifo.POLICY_ID, fifo.DESCRIPTION),
-        PolicyInfo(lfu.NAME, lfu.POLICY_ID, lfu.DESCRIPTION, uses_heap=True),
-        PolicyInfo(s3fifo.NAME, s3fifo.POLICY_ID, s3fifo.DESCRIPTION),
+        PolicyInfo(lfu.NAME, lfu.POLICY_ID, lfu.DESCRIPTION, uses_heap=True, keeps_block_keys=True),
+        PolicyInfo(s3fifo.NAME, s3fifo.POLICY_ID, s3fifo.DESCRIPTION, keeps_block_keys=True),  # k2: frequency
         PolicyInfo(arc.NAME, arc.POLICY_ID, arc.DESCRIPTION),
-        PolicyInfo(oracle.NAME, oracle.POLICY_ID, oracle.DESCRIPTION, is_reference=True, uses_heap=True, reads_block_keys=True),
         PolicyInfo(
-            learned.NAME, learned.POLICY_ID, learned.DESCRIPTION, uses_heap=True, reads_block_keys=True
+            oracle.NAME,
+            oracle.POLICY_ID,
+            oracle.DESCRIPTION,
+            is_reference=True,
+            uses_heap=True,
+            reads_block_keys=True,
+            keeps_block_keys=True,
+        ),
+        PolicyInfo(
+            learned.NAME,
+            learned.POLICY_ID,
+            learned.DESCRIPTION,
+            uses_heap=True,
+            reads_block_keys=True,
+            keeps_block_keys=True,
         ),
     ]
     return {row.name: row for row in rows}

@@ -35,9 +35,9 @@ FROM_T1, FROM_T2, DROP_T1 = 0, 1, 2
 @njit(cache=True, _nrt=False)
 def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Move a resident block to the front of T2."""
-    if st.where[c, b] == 2:
+    if st.where[b, c] == 2:
         list_unlink(st, c, b, SMALL)
-        st.where[c, b] = 1
+        st.where[b, c] = 1
     else:
         list_unlink(st, c, b, MAIN)
     list_push_front(st, c, b, MAIN)
@@ -47,7 +47,7 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 def _forget_oldest(st: CacheState, c: int, lst: int) -> None:
     old = list_oldest(st, c, lst)
     list_unlink(st, c, old, lst)
-    st.where[c, old] = 0
+    st.where[old, c] = 0
 
 
 @njit(cache=True, _nrt=False)
@@ -61,7 +61,7 @@ def _replace_choice(st: CacheState, c: int, is_from_b2: bool) -> int:
 @njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Adapt p on a ghost hit, trim the ghost directory, decide the victim, then add the block."""
-    cap, w = st.cap[c], st.where[c, b]
+    cap, w = st.cap[c], st.where[b, c]
     n_b1, n_b2 = st.lsize[c, GHOST], st.lsize[c, GHOST2]
     if w == 3 or w == 4:
         if w == 3:
@@ -71,7 +71,7 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
             st.param[c, 0] = max(0, st.param[c, 0] - max(n_b1 // n_b2, 1))
             list_unlink(st, c, b, GHOST2)
         st.param[c, 1] = _replace_choice(st, c, w == 4)
-        st.where[c, b] = 1
+        st.where[b, c] = 1
         list_push_front(st, c, b, MAIN)
         return
     n_t1, n_t2 = st.lsize[c, SMALL], st.lsize[c, MAIN]
@@ -85,7 +85,7 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
         if n_t1 + n_t2 + n_b1 + n_b2 >= 2 * cap and n_b2 > 0:
             _forget_oldest(st, c, GHOST2)
         st.param[c, 1] = _replace_choice(st, c, False)
-    st.where[c, b] = 2
+    st.where[b, c] = 2
     list_push_front(st, c, b, SMALL)
 
 
@@ -97,11 +97,11 @@ def evict(st: CacheState, c: int) -> int:
     b = list_oldest(st, c, lst)
     list_unlink(st, c, b, lst)
     if choice == FROM_T1:
-        st.where[c, b] = 3
+        st.where[b, c] = 3
         list_push_front(st, c, b, GHOST)
     elif choice == FROM_T2:
-        st.where[c, b] = 4
+        st.where[b, c] = 4
         list_push_front(st, c, b, GHOST2)
     else:
-        st.where[c, b] = 0
+        st.where[b, c] = 0
     return b

@@ -19,7 +19,7 @@ from dashboard.engine.policies.state import MAIN, SMALL, CacheState
 @njit(cache=True, _nrt=False, inline="always")
 def contains(st: CacheState, c: int, b: int) -> bool:
     """Whether block b is resident in cache c (ghost keys are not)."""
-    w = st.where[c, b]
+    w = st.where[b, c]
     return w == 1 or w == 2
 
 

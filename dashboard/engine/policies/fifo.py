@@ -24,7 +24,7 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 @njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block as newest."""
-    st.where[c, b] = 1
+    st.where[b, c] = 1
     list_push_front(st, c, b, MAIN)
 
 
@@ -33,5 +33,5 @@ def evict(st: CacheState, c: int) -> int:
     """Remove and return the oldest inserted block."""
     b = list_oldest(st, c, MAIN)
     list_unlink(st, c, b, MAIN)
-    st.where[c, b] = 0
+    st.where[b, c] = 0
     return b

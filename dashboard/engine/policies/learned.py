@@ -141,8 +141,8 @@ def continuation_keys(
 @njit(cache=True, _nrt=False)
 def _set_key(st: CacheState, c: int, b: int, info: tuple) -> None:
     key = info.score[b]
-    if st.where[c, b] != 1 or st.k1[c, b] < key:
-        st.where[c, b] = 1
+    if st.where[b, c] != 1 or st.k1[c, b] < key:
+        st.where[b, c] = 1
         st.k1[c, b] = key
         st.k2[c, b] = info.tie[b]
         heap_push(st, c, b)
@@ -158,7 +158,7 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block with its current score."""
     st.lsize[c, MAIN] += 1
-    st.where[c, b] = 0
+    st.where[b, c] = 0
     _set_key(st, c, b, info)
 
 
@@ -166,6 +166,6 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the block with the lowest score."""
     b = heap_pop_live(st, c)
-    st.where[c, b] = 0
+    st.where[b, c] = 0
     st.lsize[c, MAIN] -= 1
     return b

@@ -27,7 +27,7 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 @njit(cache=True, _nrt=False)
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block with count 1."""
-    st.where[c, b] = 1
+    st.where[b, c] = 1
     st.lsize[c, MAIN] += 1
     st.k1[c, b] = 1.0
     st.k2[c, b] = tick
@@ -38,6 +38,6 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the least frequently (then least recently) used block."""
     b = heap_pop_live(st, c)
-    st.where[c, b] = 0
+    st.where[b, c] = 0
     st.lsize[c, MAIN] -= 1
     return b

@@ -27,7 +27,7 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 @njit(cache=True, _nrt=False, inline="always")
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add an absent block as most recent."""
-    st.where[c, b] = 1
+    st.where[b, c] = 1
     list_push_front(st, c, b, MAIN)
 
 
@@ -36,7 +36,7 @@ def evict(st: CacheState, c: int) -> int:
     """Remove and return the least recently used block."""
     b = list_oldest(st, c, MAIN)
     list_unlink(st, c, b, MAIN)
-    st.where[c, b] = 0
+    st.where[b, c] = 0
     return b
 
 

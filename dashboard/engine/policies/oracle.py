@@ -22,8 +22,8 @@ DESCRIPTION = "reference ceiling: evicts the block used farthest in the future (
 @njit(cache=True, _nrt=False)
 def _set_key(st: CacheState, c: int, b: int, info: tuple) -> None:
     key = -float(info.next_use[b])
-    if st.where[c, b] != 1 or st.k1[c, b] != key:
-        st.where[c, b] = 1
+    if st.where[b, c] != 1 or st.k1[c, b] != key:
+        st.where[b, c] = 1
         st.k1[c, b] = key
         st.k2[c, b] = info.tie[b]
         heap_push(st, c, b)
@@ -46,6 +46,6 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 def evict(st: CacheState, c: int) -> int:
     """Remove and return the block used farthest in the future."""
     b = heap_pop_live(st, c)
-    st.where[c, b] = 0
+    st.where[b, c] = 0
     st.lsize[c, MAIN] -= 1
     return b

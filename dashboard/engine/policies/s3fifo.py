@@ -43,23 +43,23 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
 def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Add to MAIN if remembered in GHOST, else to SMALL; frequency 0."""
     st.k2[c, b] = 0
-    if st.where[c, b] == 3:
+    if st.where[b, c] == 3:
         list_unlink(st, c, b, GHOST)
-        st.where[c, b] = 1
+        st.where[b, c] = 1
         list_push_front(st, c, b, MAIN)
     else:
-        st.where[c, b] = 2
+        st.where[b, c] = 2
         list_push_front(st, c, b, SMALL)
 
 
 @njit(cache=True, _nrt=False)
 def _to_ghost(st: CacheState, c: int, b: int) -> None:
-    st.where[c, b] = 3
+    st.where[b, c] = 3
     list_push_front(st, c, b, GHOST)
     if st.lsize[c, GHOST] > max(st.cap[c] - small_share(st.cap[c]), 0):
         old = list_oldest(st, c, GHOST)
         list_unlink(st, c, old, GHOST)
-        st.where[c, old] = 0
+        st.where[old, c] = 0
 
 
 @njit(cache=True, _nrt=False)
@@ -70,7 +70,7 @@ def evict(st: CacheState, c: int) -> int:
             b = list_oldest(st, c, SMALL)
             list_unlink(st, c, b, SMALL)
             if st.k2[c, b] > 1:
-                st.where[c, b] = 1
+                st.where[b, c] = 1
                 list_push_front(st, c, b, MAIN)
             else:
                 _to_ghost(st, c, b)
@@ -82,5 +82,5 @@ def evict(st: CacheState, c: int) -> int:
             st.k2[c, b] -= 1
             list_push_front(st, c, b, MAIN)
         else:
-            st.where[c, b] = 0
+            st.where[b, c] = 0
             return b

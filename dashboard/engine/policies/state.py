@@ -1,10 +1,11 @@
 """Per-cache state shared by every policy kernel: intrusive lists and a lazy min-heap over arrays.
 
 One CacheState holds C caches (pods × tiers, plus the router's approximate views) side by side,
-so one compiled kernel drives any mix of policies. Row c of every 2-D array belongs to cache c.
+so one compiled kernel drives any mix of policies. Row c of every other 2-D array belongs to cache c.
 
 Invariants (checked by the twins in tests/engine):
-- `where[c, b]`: 0 absent, 1 resident (main list / heap), 2 resident in S3-FIFO's small queue,
+- `where[b, c]` (block-major, so one cache line holds every cache's flag for a block: the
+  router's match over all pods and a pod's staged tier lookup read one line per block): 0 absent, 1 resident (main list / heap), 2 resident in S3-FIFO's small queue,
   3 in a ghost queue (S3-FIFO's ghost, ARC's B1; a remembered key, not resident), 4 in ARC's B2.
 - Lists: circular doubly linked lists threaded through `link[c, :, PREV]`/`link[c, :, NEXT]` (int32,
   side by side so one cache line holds both) with one sentinel per list at index num_blocks + L
@@ -15,6 +16,8 @@ Invariants (checked by the twins in tests/engine):
   deleted: an entry is live only while its block is resident and its keys equal `k1[c, b]`,
   `k2[c, b]`. When the heap fills it is compacted to the live entries (at most one per block).
 - `param[c, :]`: two per-cache integers a policy may keep (ARC: target size p, pending victim list).
+- `k1`/`k2` are (C, 0) and the heap arrays (C, 1) when no policy of the state uses them
+  (PolicyInfo.keeps_block_keys / uses_heap): no other kernel indexes them.
 
 NOTE: every kernel here and in the policy modules allocates nothing, so it is compiled with
 `_nrt=False` (no reference counting). With reference counting, each read of a CacheState member
@@ -37,16 +40,26 @@ BlockInfo = namedtuple("BlockInfo", "score next_use tie")  # global per-block ke
 
 
 def make_state(
-    capacities: np.ndarray, policy_ids: np.ndarray, num_blocks: int, heap_slots: int
+    capacities: np.ndarray,
+    policy_ids: np.ndarray,
+    num_blocks: int,
+    heap_slots: int,
+    key_blocks: int | None = None,
 ) -> CacheState:
-    """Empty state for len(capacities) caches over num_blocks block ids."""
+    """Empty state for len(capacities) caches over num_blocks block ids.
+
+    key_blocks is the width of k1/k2: num_blocks (the default) when a policy of the state keeps
+    per-block keys (PolicyInfo.keeps_block_keys), else 0: no other kernel reads them, and at 10^7
+    blocks × 24 caches they would be 3.8 GB of the replay's memory.
+    """
     num_caches = int(capacities.shape[0])
+    key_blocks = num_blocks if key_blocks is None else key_blocks
     st = CacheState(
-        where=np.zeros((num_caches, num_blocks), np.int8),
+        where=np.zeros((num_blocks, num_caches), np.int8),  # NOTE: block-major, see above
         link=np.zeros((num_caches, num_blocks + NUM_LISTS, 2), np.int32),
         lsize=np.zeros((num_caches, NUM_LISTS), np.int64),
-        k1=np.zeros((num_caches, num_blocks), np.float64),
-        k2=np.zeros((num_caches, num_blocks), np.int64),
+        k1=np.zeros((num_caches, key_blocks), np.float64),
+        k2=np.zeros((num_caches, key_blocks), np.int64),
         hk1=np.zeros((num_caches, heap_slots), np.float64),
         hk2=np.zeros((num_caches, heap_slots), np.int64),
         hblk=np.zeros((num_caches, heap_slots), np.int32),
@@ -56,15 +69,21 @@ def make_state(
         param=np.zeros((num_caches, 2), np.int64),
     )
     for c in range(num_caches):
-        clear_cache(st, c)
+        empty_lists(st, c)  # NOTE: where is already zeros; clearing it again would touch every page
     return st
 
 
 @njit(cache=True, _nrt=False)
 def clear_cache(st: CacheState, c: int) -> None:
     """Empty cache c: no resident blocks, empty lists, empty heap."""
-    for b in range(st.where.shape[1]):
-        st.where[c, b] = 0
+    for b in range(st.where.shape[0]):
+        st.where[b, c] = 0
+    empty_lists(st, c)
+
+
+@njit(cache=True, _nrt=False)
+def empty_lists(st: CacheState, c: int) -> None:
+    """Empty cache c's lists and heap and reset its params (its where entries are the caller's)."""
     base = st.link.shape[1] - NUM_LISTS
     for lst in range(NUM_LISTS):
         st.link[c, base + lst, PREV] = base + lst
@@ -136,7 +155,7 @@ def _sift_down(st: CacheState, c: int, i: int) -> None:
 @njit(cache=True, _nrt=False)
 def _is_live(st: CacheState, c: int, i: int) -> bool:
     b = st.hblk[c, i]
-    return st.where[c, b] == 1 and st.hk1[c, i] == st.k1[c, b] and st.hk2[c, i] == st.k2[c, b]
+    return st.where[b, c] == 1 and st.hk1[c, i] == st.k1[c, b] and st.hk2[c, i] == st.k2[c, b]
 
 
 @njit(cache=True, _nrt=False)
@@ -145,13 +164,13 @@ def _compact(st: CacheState, c: int) -> None:
     n = 0
     for i in range(st.hsize[c]):
         if _is_live(st, c, i):
-            st.where[c, st.hblk[c, i]] = -1
+            st.where[st.hblk[c, i], c] = -1
             st.hk1[c, n] = st.hk1[c, i]
             st.hk2[c, n] = st.hk2[c, i]
             st.hblk[c, n] = st.hblk[c, i]
             n += 1
     for i in range(n):
-        st.where[c, st.hblk[c, i]] = 1
+        st.where[st.hblk[c, i], c] = 1
     st.hsize[c] = n
     for i in range(n // 2 - 1, -1, -1):
         _sift_down(st, c, i)
