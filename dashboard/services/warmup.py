@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,19 @@ def _replays(trace: Trace) -> None:
         run_replay(trace, ReplayRequest(num_pods=2, router=router, policy=policy, hbm_blocks=2, cpu_blocks=2))
 
 
+def _readers() -> None:
+    from dashboard.engine.readers import read_trace
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "warmup.jsonl"
+        lines = (
+            f'{{"timestamp": {i}, "input_length": 40, "output_length": 8, "hash_ids": [0, {i + 1}]}}'
+            for i in range(3)
+        )
+        path.write_text("\n".join(lines) + "\n")
+        read_trace(path, "mooncake")
+
+
 def _planner(trace: Trace) -> None:
     from dashboard.engine.latency import latency_model
     from dashboard.engine.plan_math import HitOracle, service_seconds
@@ -73,6 +87,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
 
     trace, with_sessions = tiny_trace(False), tiny_trace(True)
     return [
+        ("trace readers", _readers),
         ("sessions", lambda: (session_structure(trace), session_structure(with_sessions))),
         ("cluster replay: every policy, router and tier", lambda: _replays(trace)),
         ("single-cache LRU", lambda: replay_single_cache(trace, 2)),
