@@ -3,7 +3,8 @@
 Kernel and MRC throughput, the sampled (approximate) S3-FIFO curve against its exact sweep,
 whole-process `kvscope replay` wall time, a 50-config sweep on two cores (local processes, and a
 2-CPU Ray head on this machine), peak RSS on a synthetic 10M-block-access trace, and the
-learned-policy space reduction.
+learned-policy space reduction; and (bench/scale.py) a 100M-block-access trace read and replayed
+through 8 pods with a CPU tier, its peak RSS, and the compiled JSONL reader's requests/s.
 `python -m bench.bench_replay rss` is the RSS child process (it prints its ru_maxrss in KiB);
 `python -m bench.bench_replay hindsight` prints the learned scoring's space reduction when fed
 each request's true outcome (a diagnostic of how much the prediction limits it).
@@ -24,6 +25,8 @@ from statistics import median
 import numpy as np
 
 from bench.run import ROOT, Result, timed_median
+from bench.scale import bench_reader, bench_scale_replay
+from bench.scale import child as scale_child
 from dashboard.core.types import UNKNOWN, ClusterConfig, RouterConfig, TierConfig, Trace
 from dashboard.engine.capacity import space_reduction_vs_lru
 from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc
@@ -358,12 +361,16 @@ def run() -> list[Result]:
         bench_sweep_ray(),
         bench_rss(),
         *bench_reduction(trace),
+        *bench_scale_replay(),
+        *bench_reader(TRACE),
     ]
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["rss"]:
         rss_child(do_replay=sys.argv[2:3] != ["build-only"])
+    elif sys.argv[1:2] == ["scale"]:
+        scale_child(sys.argv[2] if len(sys.argv) > 2 else "prefix")
     elif sys.argv[1:2] == ["hindsight"]:
         conversation = read_mooncake(TRACE)
         options = LearnedOptions(probabilities=hindsight_probabilities(conversation))

@@ -93,7 +93,10 @@ def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tu
     if "oracle" in names:
         next_use = next_use_of_accesses(trace.offsets, trace.block_ids, trace.num_blocks)
     else:
-        next_use = np.zeros(trace.num_block_accesses, np.int64)
+        # NOTE: read only when a policy reads block keys (the learned one then reads zeros); else
+        # empty: 8 bytes per block access is 800 MB at 10^8 accesses.
+        reads_keys = any(policy_info(nm).reads_block_keys for nm in names)
+        next_use = np.zeros(trace.num_block_accesses if reads_keys else 0, np.int64)
     return keys, next_use
 
 
@@ -104,7 +107,8 @@ def _state(trace: Trace, caps: list[int], names: list[str]) -> tuple:
         [2 * c + 16 for c, nm in zip(caps, names, strict=True) if policy_info(nm).uses_heap] or [1]
     )
     ids = np.array([policy_info(nm).policy_id for nm in names], np.int64)
-    return make_state(np.array(caps, np.int64), ids, n_blocks, heap_slots)
+    key_blocks = n_blocks if any(policy_info(nm).keeps_block_keys for nm in names) else 0
+    return make_state(np.array(caps, np.int64), ids, n_blocks, heap_slots, key_blocks)
 
 
 def replay_single_cache(

@@ -50,7 +50,8 @@ def make_state(
 
     key_blocks is the width of k1/k2: num_blocks (the default) when a policy of the state keeps
     per-block keys (PolicyInfo.keeps_block_keys), else 0: no other kernel reads them, and at 10^7
-    blocks × 24 caches they would be 3.8 GB of the replay's memory.
+    blocks × 24 caches they would be 3.8 GB of address space (never touched, so not resident,
+    but committed: it counts where overcommit is strict).
     """
     num_caches = int(capacities.shape[0])
     key_blocks = num_blocks if key_blocks is None else key_blocks

@@ -5,18 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from dashboard.core.types import UNKNOWN, Trace
+from dashboard.engine.readers.intern import dense_ids
 
 
 def dense_block_ids(raw_ids: np.ndarray) -> tuple[np.ndarray, int]:
     """Map arbitrary int64 block ids to dense int32 ids 0..k-1 in order of first appearance."""
-    if raw_ids.size == 0:
-        return np.zeros(0, np.int32), 0
-    uniq, first, inverse = np.unique(raw_ids, return_index=True, return_inverse=True)
-    # NOTE: renumber by first appearance so ids are stable under appending requests.
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return rank[inverse].astype(np.int32), int(uniq.size)
+    # NOTE: numbering by first appearance keeps ids stable under appending requests.
+    return dense_ids(raw_ids)
 
 
 def build_trace(
@@ -33,19 +28,28 @@ def build_trace(
     type_codes: np.ndarray | None = None,
     type_names: tuple[str, ...] = (),
     tenant_ids: np.ndarray | None = None,
+    num_blocks: int | None = None,
 ) -> Trace:
-    """A validated Trace; requests are stably sorted by arrival, ids made dense."""
+    """A validated Trace; requests are stably sorted by arrival, ids made dense.
+
+    num_blocks, when given, says raw_block_ids are already dense (0..num_blocks-1, numbered by first
+    appearance in the given order), as the compiled JSONL scan makes them.
+    """
     n = int(arrival_s.shape[0])
     offsets = np.zeros(n + 1, np.int64)
     np.cumsum(block_counts, out=offsets[1:])
     order = np.argsort(arrival_s, kind="stable")
-    if not np.array_equal(order, np.arange(n)):
+    order_changed = not np.array_equal(order, np.arange(n))
+    if order_changed:
         starts, counts = offsets[:-1][order], np.asarray(block_counts)[order]
         raw_block_ids = np.concatenate(
             [raw_block_ids[s : s + c] for s, c in zip(starts, counts, strict=True)] or [raw_block_ids[:0]]
         )
         np.cumsum(counts, out=offsets[1:])
-    dense, num_blocks = dense_block_ids(np.asarray(raw_block_ids, np.int64))
+    if num_blocks is None or order_changed:
+        dense, num_blocks = dense_block_ids(np.asarray(raw_block_ids, np.int64))
+    else:
+        dense = np.asarray(raw_block_ids, np.int32)
 
     def column(values: np.ndarray | None, dtype: type) -> np.ndarray:
         if values is None:

@@ -44,24 +44,30 @@ def decode_line(path: Path, lineno: int, line: bytes) -> str:
 
 def records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line; ValueError names file, line and field."""
-    required = frozenset(fields)
     with open_trace_file(path) as fh:
         for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                # NOTE: decoding first spares json.loads its per-call encoding sniff on bytes.
-                rec = json.loads(decode_line(path, lineno, line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            except RecursionError:
-                raise ValueError(f"{path}:{lineno}: not valid JSON (nested too deeply)") from None
-            if not isinstance(rec, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object")
-            if not required <= rec.keys():
-                missing = next(f for f in fields if f not in rec)
-                raise ValueError(f"{path}:{lineno}: missing field {missing!r}")
-            yield lineno, rec
+            rec = parse_record(path, lineno, line, fields)
+            if rec is not None:
+                yield lineno, rec
+
+
+def parse_record(path: Path, lineno: int, line: bytes, fields: tuple[str, ...]) -> dict[str, Any] | None:
+    """One line as a JSON object holding fields (None if blank); ValueError names file, line and field."""
+    if not line.strip():
+        return None
+    try:
+        # NOTE: decoding first spares json.loads its per-call encoding sniff on bytes.
+        rec = json.loads(decode_line(path, lineno, line))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{path}:{lineno}: not valid JSON (nested too deeply)") from None
+    if not isinstance(rec, dict):
+        raise ValueError(f"{path}:{lineno}: expected a JSON object")
+    if not rec.keys() >= set(fields):
+        missing = next(f for f in fields if f not in rec)
+        raise ValueError(f"{path}:{lineno}: missing field {missing!r}")
+    return rec
 
 
 def int_list(path: Path, lineno: int, rec: dict[str, Any], field: str) -> list[int]:
@@ -95,7 +101,13 @@ def number(path: Path, lineno: int, rec: dict[str, Any], field: str) -> float:
 
 def count(path: Path, lineno: int, rec: dict[str, Any], field: str) -> int:
     """rec[field] as a token count: a non-negative integer below 2**63, or a ValueError naming where."""
-    return int(number(path, lineno, rec, field))
+    value = number(path, lineno, rec, field)
+    if value >= 2.0**63:  # NOTE: float(2**63 - 1) rounds up to 2**63, which no int64 holds
+        raise ValueError(
+            f"{path}:{lineno}: field {field!r} must be a non-negative number below 2**63, "
+            f"got {_short(rec[field])}"
+        )
+    return int(value)
 
 
 def positive_int(

@@ -2,37 +2,42 @@
 
 from __future__ import annotations
 
-from array import array
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from dashboard.core.types import Trace
 from dashboard.engine.readers.canonical import build_trace
-from dashboard.engine.readers.jsonl import count, int_list, number, records, require_requests
+from dashboard.engine.readers.jsonl import count, int_list, number, require_requests
+from dashboard.engine.readers.scan import scan_jsonl
 
 BLOCK_TOKENS = 512
 FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
 
 
+def record_values(path: Path, lineno: int, rec: dict[str, Any]) -> tuple[list[float], list[int]]:
+    """One record's checked ([timestamp, input, output, 0], hash_ids), or a ValueError naming the field."""
+    hash_ids = int_list(path, lineno, rec, "hash_ids")
+    ts = number(path, lineno, rec, "timestamp")
+    inp = count(path, lineno, rec, "input_length")
+    out = count(path, lineno, rec, "output_length")
+    return [ts, float(inp), float(out), 0.0], hash_ids
+
+
 def read_mooncake(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
-    """Read a Mooncake trace, streaming line by line into compact arrays."""
+    """Read a Mooncake trace: a compiled scan, with the Python path for any line it defers."""
     path = Path(path)
-    ts, inp, out, counts, ids = array("d"), array("q"), array("q"), array("q"), array("q")
-    for lineno, rec in records(path, FIELDS):
-        hash_ids = int_list(path, lineno, rec, "hash_ids")
-        ts.append(number(path, lineno, rec, "timestamp") / 1000.0)
-        inp.append(count(path, lineno, rec, "input_length"))
-        out.append(count(path, lineno, rec, "output_length"))
-        counts.append(len(hash_ids))
-        ids.extend(hash_ids)
-    require_requests(path, len(ts))
+    cols = scan_jsonl(path, FIELDS, "hash_ids", record_values)
+    require_requests(path, cols.counts.shape[0])
+    # NOTE: count() is int(float(value)), so a count round-trips through float64 on both paths.
     return build_trace(
-        arrival_s=np.frombuffer(ts, np.float64),
-        block_counts=np.frombuffer(counts, np.int64),
-        raw_block_ids=np.frombuffer(ids, np.int64),
-        input_tokens=np.frombuffer(inp, np.int64),
-        output_tokens=np.frombuffer(out, np.int64),
+        arrival_s=cols.values[:, 0] / 1000.0,
+        block_counts=cols.counts,
+        raw_block_ids=cols.block_ids,
+        num_blocks=cols.num_blocks,
+        input_tokens=cols.values[:, 1].astype(np.int64),
+        output_tokens=cols.values[:, 2].astype(np.int64),
         block_tokens=block_tokens,
         source=str(path),
     )

@@ -1,0 +1,161 @@
+"""A compiled JSON Lines reader for flat trace records: number fields and one integer-list field.
+
+The readers' Python path (jsonl.records, then the field checks) parses ~40k Mooncake requests/s;
+a trace of 10^8 block accesses would take minutes. scan_jsonl reads the file in chunks and a
+compiled pass (scan_kernel.py) turns each line it fully understands into values:
+
+- a number field: a non-negative JSON integer of at most 18 digits, or a decimal whose digits
+  fit 2**53 with at most 22 after the point; the value is what Python's float() of it gives;
+- the list field: JSON integers of at most 18 digits (a sign allowed);
+- any other key: a string of printable ASCII (escapes checked), a number, true, false or null.
+
+Anything else on a line (an exponent, a negative number, a nested or repeated key, a missing
+field, non-ASCII text, a BOM, invalid JSON) defers that one line to the reader's Python path,
+which reads it the slow way or raises its own file:line:field ValueError. So every accepted line
+yields exactly what the Python path yields, and every error is the Python path's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dashboard.engine.readers.intern import NUM_IDS, grow, intern_all, new_interner
+from dashboard.engine.readers.jsonl import open_trace_file, parse_record
+from dashboard.engine.readers.scan_kernel import (
+    DEFER,
+    DONE,
+    FULL_IDS,
+    FULL_RAW,
+    FULL_ROWS,
+    scan_lines,
+    whole_lines,
+)
+
+CHUNK_BYTES = 1 << 24
+# NOTE: first capacities from the file size (a Mooncake line takes at least 66 bytes, an id at
+# least 2), capped; the arrays are np.empty, so pages beyond what is written are never touched.
+MIN_LINE_BYTES, MIN_ID_BYTES = 64, 2
+MAX_FIRST_ROWS, MAX_FIRST_IDS = 1 << 24, 1 << 28
+
+# (path, line number, record) -> (number fields in order, list ids), or the reader's ValueError
+SlowLine = Callable[[Path, int, dict[str, Any]], tuple[list[float], list[int]]]
+
+
+@dataclass(frozen=True)
+class ScannedColumns:
+    """What scan_jsonl read: number fields per request (float64 [n, k]), list lengths, dense ids."""
+
+    values: np.ndarray
+    counts: np.ndarray
+    block_ids: np.ndarray  # int32, dense by first appearance in the file
+    num_blocks: int
+
+
+class _Outputs:
+    """Growable output arrays, resized in place (realloc of a large block remaps pages, copies none)."""
+
+    def __init__(self, num_fields: int, num_rows: int, num_ids: int) -> None:
+        self.values = np.empty((num_rows, num_fields), np.float64)
+        self.counts = np.empty(num_rows, np.int64)
+        self.ids = np.empty(num_ids, np.int32)
+        self.raw = np.empty(1 << 12, np.int64)  # one line's raw ids
+        self.ix = new_interner()
+        self.row, self.k = 0, 0
+
+    def grow(self, status: int) -> None:
+        """Room for what scan_lines found short."""
+        if status == FULL_ROWS:
+            size = 2 * self.counts.shape[0]
+            self.values.resize((size, self.values.shape[1]), refcheck=False)
+            self.counts.resize(size, refcheck=False)
+        elif status == FULL_IDS:
+            self.ids.resize(2 * self.ids.shape[0], refcheck=False)
+        elif status == FULL_RAW:
+            self.raw = np.empty(2 * self.raw.shape[0], np.int64)
+        else:
+            self.ix = grow(self.ix, status)
+
+    def append(self, values: list[float], ids: list[int]) -> None:
+        """One record the Python path read."""
+        if self.row == self.counts.shape[0]:
+            self.grow(FULL_ROWS)
+        while self.k + len(ids) > self.ids.shape[0]:
+            self.grow(FULL_IDS)
+        self.values[self.row] = values
+        self.counts[self.row] = len(ids)
+        self.ix = intern_all(self.ix, np.array(ids, np.int64), self.ids, self.k)
+        self.row, self.k = self.row + 1, self.k + len(ids)
+
+    def result(self) -> ScannedColumns:
+        self.values.resize((self.row, self.values.shape[1]), refcheck=False)
+        self.counts.resize(self.row, refcheck=False)
+        self.ids.resize(self.k, refcheck=False)
+        return ScannedColumns(self.values, self.counts, self.ids, int(self.ix.io[NUM_IDS]))
+
+
+def _key_table(fields: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    encoded = [f.encode() for f in fields]
+    table = np.zeros((len(fields), max(map(len, encoded))), np.uint8)
+    for k, key in enumerate(encoded):
+        table[k, : len(key)] = np.frombuffer(key, np.uint8)
+    return table, np.array([len(k) for k in encoded], np.int64)
+
+
+def scan_jsonl(path: Path, fields: tuple[str, ...], list_field: str, slow_line: SlowLine) -> ScannedColumns:
+    """Every record of a JSONL file: the number fields (in fields order; list_field's column unused) and ids.
+
+    A line the scanner defers goes through jsonl.parse_record and slow_line(path, lineno, record),
+    which returns the same (values, ids) or raises the reader's ValueError.
+    """
+    keys, key_len = _key_table(fields)
+    list_key = fields.index(list_field)
+    with open_trace_file(path) as fh:
+        size = path.stat().st_size
+        rows, ids = min(size // MIN_LINE_BYTES, MAX_FIRST_ROWS), min(size // MIN_ID_BYTES, MAX_FIRST_IDS)
+        out = _Outputs(len(fields), rows + 16, ids + 16)
+        buf = np.empty(CHUNK_BYTES + 1, np.uint8)  # NOTE: one spare byte for the newline at n
+        have, lineno, is_eof = 0, 1, False
+        while not is_eof:
+            if have == buf.shape[0] - 1:  # one line longer than the buffer
+                buf.resize(2 * buf.shape[0] - 1, refcheck=False)
+            got = fh.readinto(memoryview(buf)[have:-1])
+            is_eof = got == 0
+            have += got
+            n = have if is_eof else whole_lines(buf, have)
+            pos, lineno = _scan_chunk(
+                path, buf, n, have, lineno, keys, key_len, list_key, fields, out, slow_line
+            )
+            buf[: have - pos] = buf[pos:have]
+            have -= pos
+    return out.result()
+
+
+def _scan_chunk(
+    path, buf, n, have, lineno, keys, key_len, list_key, fields, out, slow_line
+) -> tuple[int, int]:
+    """Read the whole lines of buf[:n]; returns (bytes consumed, next line number)."""
+    saved = buf[n]
+    buf[n] = 10  # NOTE: the kernel stops at newlines only; restored before the bytes move
+    pos = 0
+    while True:
+        status, pos, lineno, out.row, out.k, end = scan_lines(
+            buf, n, keys, key_len, list_key, out.values, out.counts, out.ids, out.raw, out.ix,
+            pos, lineno, out.row, out.k,
+        )  # fmt: skip
+        if status == DONE:
+            break
+        if status != DEFER:
+            out.grow(status)
+            continue
+        # NOTE: the line as file iteration gives it, newline included, so errors match exactly.
+        rec = parse_record(path, lineno, buf[pos : min(end + 1, have)].tobytes(), fields)
+        if rec is not None:
+            out.append(*slow_line(path, lineno, rec))
+        pos, lineno = end + 1, lineno + 1
+    buf[n] = saved
+    return min(pos, have), lineno

@@ -1,0 +1,317 @@
+"""The compiled half of scan.py: one pass over whole JSON lines, deferring any line it is unsure of.
+
+The buffer always holds a newline at index n (the driver puts one there), so every loop stops at
+a line's end without a bounds check. What a line may hold, and what it defers, is in scan.py.
+Block ids are numbered densely by first appearance as they are read (intern_ids), so the raw
+64-bit ids never exist as one array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from dashboard.engine.readers.intern import intern_ids
+
+DONE, DEFER, FULL_ROWS, FULL_IDS, FULL_RAW = range(5)  # FULL_TABLE, FULL_HASH: intern.py's
+_NL, _SP, _TAB, _CR, _VT, _FF = 10, 32, 9, 13, 11, 12
+_QUOTE, _BACKSLASH, _COMMA, _COLON, _MINUS, _DOT, _PLUS = 34, 92, 44, 58, 45, 46, 43
+_LBRACE, _RBRACE, _LBRACKET, _RBRACKET = 123, 125, 91, 93
+_ZERO, _LOWER_E, _UPPER_E = 48, 101, 69
+MAX_DIGITS = 18  # every 18-digit integer fits int64
+_MAX_MANTISSA = 1 << 53
+_MAX_FRACTION_DIGITS = 22
+_POW10 = np.array([float(10**k) for k in range(_MAX_FRACTION_DIGITS + 1)])  # each exact in a double
+_TRUE, _FALSE, _NULL = (np.frombuffer(w, np.uint8) for w in (b"true", b"false", b"null"))
+_ESCAPES = np.frombuffer(b'"\\/bfnrt', np.uint8)
+
+
+@njit(cache=True, inline="always")
+def _digit(c: int) -> int:
+    """c's digit value, or a number above 9 for any other byte."""
+    return np.uint8(c - _ZERO)
+
+
+@njit(cache=True, inline="always")
+def _ws(buf: np.ndarray, i: int) -> int:
+    """First index from i that is not JSON whitespace (newline ends a line, so it is not skipped)."""
+    c = buf[i]
+    while c in (_SP, _TAB, _CR):
+        i += 1
+        c = buf[i]
+    return i
+
+
+@njit(cache=True, inline="always")
+def _number(buf: np.ndarray, i: int) -> tuple:
+    """A non-negative number at i: (end, its float value); end -1 defers."""
+    d = _digit(buf[i])
+    if d > 9:
+        return -1, 0.0
+    whole, digits = np.int64(d), 1
+    i += 1
+    d = _digit(buf[i])
+    if whole == 0 and d <= 9:
+        return -1, 0.0  # a leading zero is not JSON
+    while d <= 9:
+        whole = whole * 10 + d
+        digits += 1
+        i += 1
+        d = _digit(buf[i])
+    if digits > MAX_DIGITS or buf[i] == _LOWER_E or buf[i] == _UPPER_E:
+        return -1, 0.0
+    if buf[i] != _DOT:
+        return i, float(whole)
+    i += 1
+    mantissa, fraction = whole, 0
+    d = _digit(buf[i])
+    if d > 9:
+        return -1, 0.0
+    while d <= 9:
+        mantissa = mantissa * 10 + d
+        fraction += 1
+        if mantissa > _MAX_MANTISSA or fraction > _MAX_FRACTION_DIGITS:
+            return -1, 0.0
+        i += 1
+        d = _digit(buf[i])
+    if buf[i] == _LOWER_E or buf[i] == _UPPER_E:
+        return -1, 0.0
+    # NOTE: both operands are exact doubles, so the one rounding is float()'s (Clinger's fast path).
+    return i, float(mantissa) / _POW10[fraction]
+
+
+@njit(cache=True, inline="always")
+def _int_list(buf: np.ndarray, i: int, raw: np.ndarray) -> tuple:
+    """A JSON list of integers at i, written to raw: (end, how many); end -1 defers, -2 means raw is full."""
+    m = 0
+    if buf[i] != _LBRACKET:
+        return -1, m
+    i = _ws(buf, i + 1)
+    if buf[i] == _RBRACKET:
+        return i + 1, m
+    while True:
+        negative = buf[i] == _MINUS
+        i += negative
+        d = _digit(buf[i])
+        if d > 9:
+            return -1, m
+        value, digits = np.int64(d), 1
+        i += 1
+        d = _digit(buf[i])
+        if value == 0 and d <= 9:
+            return -1, m
+        while d <= 9:
+            value = value * 10 + d
+            digits += 1
+            i += 1
+            d = _digit(buf[i])
+        c = buf[i]
+        if digits > MAX_DIGITS or c in (_DOT, _LOWER_E, _UPPER_E):
+            return -1, m
+        if m >= raw.shape[0]:
+            return -2, m
+        raw[m] = -value if negative else value
+        m += 1
+        if c != _COMMA:
+            i = _ws(buf, i)
+            c = buf[i]
+            if c == _RBRACKET:
+                return i + 1, m
+            if c != _COMMA:
+                return -1, m
+        i = _ws(buf, i + 1)
+
+
+@njit(cache=True)
+def _string(buf: np.ndarray, i: int) -> int:
+    """End of a printable-ASCII JSON string at i (escapes checked), or -1 to defer."""
+    i += 1
+    while True:
+        c = buf[i]
+        if c == _QUOTE:
+            return i + 1
+        if c < 32 or c >= 127:
+            return -1
+        if c != _BACKSLASH:
+            i += 1
+            continue
+        e = buf[i + 1]
+        if e == 117:  # \uXXXX
+            for j in range(i + 2, i + 6):
+                h = buf[j]
+                if not (_digit(h) <= 9 or 97 <= h <= 102 or 65 <= h <= 70):
+                    return -1
+            i += 6
+            continue
+        is_escape = False
+        for x in _ESCAPES:
+            is_escape |= e == x
+        if not is_escape:
+            return -1
+        i += 2
+
+
+@njit(cache=True)
+def _literal(buf: np.ndarray, i: int, word: np.ndarray) -> int:
+    for j in range(word.shape[0]):
+        if buf[i + j] != word[j]:
+            return -1
+    return i + word.shape[0]
+
+
+@njit(cache=True)
+def _skip_scalar(buf: np.ndarray, i: int) -> int:
+    """End of the string, number or literal at i (the value of a key no reader needs), or -1."""
+    c = buf[i]
+    if c == _QUOTE:
+        return _string(buf, i)
+    if c == 116:
+        return _literal(buf, i, _TRUE)
+    if c == 102:
+        return _literal(buf, i, _FALSE)
+    if c == 110:
+        return _literal(buf, i, _NULL)
+    i += c == _MINUS
+    if _digit(buf[i]) > 9:
+        return -1
+    if buf[i] == _ZERO:
+        i += 1
+    while _digit(buf[i]) <= 9:
+        i += 1
+    if buf[i] == _DOT:
+        i += 1
+        if _digit(buf[i]) > 9:
+            return -1
+        while _digit(buf[i]) <= 9:
+            i += 1
+    if buf[i] == _LOWER_E or buf[i] == _UPPER_E:
+        i += 1
+        i += buf[i] == _PLUS or buf[i] == _MINUS
+        if _digit(buf[i]) > 9:
+            return -1
+        while _digit(buf[i]) <= 9:
+            i += 1
+    return i
+
+
+@njit(cache=True)
+def _key(buf: np.ndarray, i: int, keys: np.ndarray, key_len: np.ndarray) -> tuple:
+    """(end, index of the key at i in keys, or len(keys) for any other key); end -1 defers."""
+    if buf[i] != _QUOTE:
+        return -1, 0
+    start = i + 1
+    i = start
+    c = buf[i]
+    while c != _QUOTE:
+        if c < 32 or c >= 127 or c == _BACKSLASH:
+            return -1, 0
+        i += 1
+        c = buf[i]
+    length = i - start
+    for k in range(keys.shape[0]):
+        if key_len[k] == length:
+            j = 0
+            while j < length and buf[start + j] == keys[k, j]:
+                j += 1
+            if j == length:
+                return i + 1, k
+    return i + 1, keys.shape[0]
+
+
+@njit(cache=True)
+def _line(buf, i, keys, key_len, list_key, values, row, raw):
+    """One object line at i into values[row] and raw: (index of its newline, ids in raw); -1 defers, -2 full."""
+    m = 0
+    if buf[i] != _LBRACE:
+        return -1, m
+    i = _ws(buf, i + 1)
+    seen = 0
+    while True:
+        i, key = _key(buf, i, keys, key_len)
+        if i < 0:
+            return -1, m
+        i = _ws(buf, i)
+        if buf[i] != _COLON:
+            return -1, m
+        i = _ws(buf, i + 1)
+        if key == keys.shape[0]:
+            i = _skip_scalar(buf, i)
+        elif seen & (1 << key):
+            return -1, m  # a repeated key: json.loads keeps the last one; leave that to it
+        elif key == list_key:
+            seen |= 1 << key
+            i, m = _int_list(buf, i, raw)
+            if i == -2:
+                return -2, m
+        else:
+            seen |= 1 << key
+            i, value = _number(buf, i)
+            values[row, key] = value
+        if i < 0:
+            return -1, m
+        i = _ws(buf, i)
+        if buf[i] == _RBRACE:
+            break
+        if buf[i] != _COMMA:
+            return -1, m
+        i = _ws(buf, i + 1)
+    i = _ws(buf, i + 1)
+    if buf[i] != _NL or seen != (1 << keys.shape[0]) - 1:
+        return -1, m
+    return i, m
+
+
+@njit(cache=True)
+def scan_lines(buf, n, keys, key_len, list_key, values, counts, ids, raw, ix, pos, lineno, row, k):
+    """Scan the lines of buf[:n] (buf[n] is a newline) from pos: (status, pos, lineno, row, k, line end).
+
+    Each line's ids go to raw, then, once the line is whole, through the interning tables ix
+    (intern.intern_ids) to ids[k:]. DONE: every line read; DEFER: the line at pos, number
+    lineno, ending at line end, needs Python; FULL_*: grow that output, or ix for intern.py's
+    FULL_TABLE / FULL_HASH, and call again.
+    """
+    while pos < n:
+        i, is_odd = pos, False
+        c = buf[i]
+        while c in (_SP, _TAB, _CR, _VT, _FF):
+            is_odd |= c == _VT or c == _FF  # blank to bytes.strip(), not whitespace to JSON
+            i += 1
+            c = buf[i]
+        if c == _NL:
+            pos, lineno = i + 1, lineno + 1  # a blank line
+            continue
+        if is_odd:
+            return DEFER, pos, lineno, row, k, line_end(buf, i)
+        if row >= counts.shape[0]:
+            return FULL_ROWS, pos, lineno, row, k, 0
+        end, m = _line(buf, i, keys, key_len, list_key, values, row, raw)
+        if end == -2:
+            return FULL_RAW, pos, lineno, row, k, 0
+        if end < 0:
+            return DEFER, pos, lineno, row, k, line_end(buf, i)
+        if k + m > ids.shape[0]:
+            return FULL_IDS, pos, lineno, row, k, 0
+        status, _ = intern_ids(raw, m, ix, ids, k, 0)
+        if status != DONE:  # NOTE: the line is read again after the growth; re-interning is harmless
+            return status, pos, lineno, row, k, 0
+        counts[row] = m
+        row, k = row + 1, k + m
+        pos, lineno = end + 1, lineno + 1
+    return DONE, pos, lineno, row, k, 0
+
+
+@njit(cache=True)
+def line_end(buf: np.ndarray, i: int) -> int:
+    """Index of the newline ending the line at i."""
+    while buf[i] != _NL:
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def whole_lines(buf: np.ndarray, have: int) -> int:
+    """Length of the whole lines in buf[:have]: through its last newline, 0 without one."""
+    for i in range(have - 1, -1, -1):
+        if buf[i] == _NL:
+            return i + 1
+    return 0

@@ -1,0 +1,240 @@
+"""The compiled Mooncake scan reads exactly what the json path reads, and fails with its exact errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dashboard.engine.readers import intern, read_trace, scan
+from dashboard.engine.readers.mooncake import read_mooncake
+from tests.readers.twin_jsonl import read_mooncake_twin
+
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+JSON_WS = st.sampled_from(["", "", "", " ", "  ", "\t", "\r"])
+ODD_WS = st.sampled_from(["", " ", "\x0c", "\x0b", "\n"])
+VALID_NUMBERS = st.one_of(
+    st.integers(0, 10**6).map(str),
+    st.integers(0, 10**18).map(str),
+    st.floats(0, 1e12, allow_nan=False).map(repr),
+    st.tuples(st.integers(0, 10**9), st.text("0123456789", min_size=1, max_size=25)).map(
+        lambda p: f"{p[0]}.{p[1]}"
+    ),
+    st.sampled_from(["-0", "0.0", "1e3", "1.5E-2", "0.1", "123456789012345678", "9007199254740993.5"]),
+)
+ODD_NUMBERS = st.one_of(
+    VALID_NUMBERS,
+    st.integers(0, 10**20).map(str),
+    st.sampled_from(
+        ["-1", "01", "1.", ".5", "NaN", "Infinity", "true", "null", '"5"', "4.5e400", "1e", "--1"]
+    ),
+    st.sampled_from(["1234567890123456789", "9223372036854775807", "9223372036854775808", "[1]"]),
+)
+VALID_IDS = st.one_of(
+    st.integers(0, 50).map(str),
+    st.integers(-(2**63), 2**63 - 1).map(str),
+    st.integers(2**26 - 3, 2**26 + 3).map(str),
+    st.just("-0"),
+)
+ODD_IDS = st.one_of(
+    VALID_IDS,
+    st.integers(2**63, 2**64).map(str),
+    st.sampled_from(["1.0", "true", "-", "01", "1e2", "[1]", '"7"', "-9223372036854775809", "null"]),
+)
+VALID_SCALARS = st.one_of(
+    VALID_NUMBERS,
+    st.text(max_size=6).map(json.dumps),
+    st.text(alphabet='ab"/\x7fé', max_size=5).map(lambda s: json.dumps(s, ensure_ascii=False)),
+    st.sampled_from(["true", "false", "null", "[]", "{}", '{"a": [1]}', "[1, 2]", '"\\u00e9"', "-1e-3"]),
+)
+ODD_SCALARS = st.one_of(
+    VALID_SCALARS,
+    st.text(alphabet='ab\\"\x01é', max_size=5).map(lambda s: f'"{s}"'),
+    st.sampled_from(["nul", '"\\x"', '"\\u12"', "tru", "-", "+1", '"a']),
+)
+VALID_KEYS = st.sampled_from(["type", "chat_id", "x", "", "ключ", 'a\\"b', "time\\u0073tamp"])
+
+
+@st.composite
+def id_lists(draw, is_valid: bool) -> str:
+    """A hash_ids value: a list of integers spaced at random, or (not is_valid) maybe anything else."""
+    items = draw(st.lists(VALID_IDS if is_valid else ODD_IDS, max_size=8))
+    if not is_valid and draw(st.integers(0, 4)) == 0:
+        return draw(st.sampled_from(["[1,]", "[", "[1 2]", "5", "null", "[[1]]", "[,]", "[1]]"]))
+    ws = JSON_WS if is_valid else st.one_of(JSON_WS, ODD_WS)
+    body = ",".join(draw(ws) + item + draw(ws) for item in items)
+    return "[" + draw(ws) + body + draw(ws) + "]"
+
+
+@st.composite
+def lines(draw, is_valid: bool) -> str:
+    """One line of a Mooncake file: a record in any layout json accepts, or (not is_valid) maybe not."""
+    if not is_valid and draw(st.integers(0, 5)) == 0:
+        return draw(st.sampled_from(["[1]", "{", "garbage", '"x"', "{}", "\x00{}", "\x0b{}", "{}}", "é"]))
+    numbers = VALID_NUMBERS if is_valid else ODD_NUMBERS
+    items = [
+        ("timestamp", draw(numbers)),
+        ("input_length", draw(numbers)),
+        ("output_length", draw(numbers)),
+        ("hash_ids", draw(id_lists(is_valid))),
+    ]
+    items += draw(st.lists(st.tuples(VALID_KEYS, VALID_SCALARS if is_valid else ODD_SCALARS), max_size=2))
+    if not is_valid and draw(st.booleans()):
+        items.pop(draw(st.integers(0, len(items) - 1)))
+    items = draw(st.permutations(items))
+    ws = JSON_WS if is_valid else st.one_of(JSON_WS, ODD_WS)
+    members = [f'{draw(ws)}"{k}"{draw(ws)}:{draw(ws)}{v}{draw(ws)}' for k, v in items]
+    return draw(ws) + "{" + ",".join(members) + "}" + draw(ws)
+
+
+@st.composite
+def files(draw) -> bytes:
+    """A whole file: valid records (now and then an odd line), blank lines, LF or CRLF, maybe a BOM."""
+    body = []
+    for _ in range(draw(st.integers(1, 12))):
+        kind = draw(st.integers(0, 29))
+        if kind == 29:
+            body.append(draw(st.sampled_from(["", "   ", "\t\r", "\x0b", " \x0c "])))
+        else:
+            body.append(draw(lines(is_valid=kind < 27)))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    text = newline.join(body) + draw(st.sampled_from([newline, ""]))
+    prefix = draw(st.sampled_from([b""] * 8 + [b"\xef\xbb\xbf", b"\xff\xfe"]))
+    return prefix + text.encode()
+
+
+def outcome(read, path: Path) -> tuple | str:
+    """A reader's arrays, or its error message."""
+    try:
+        t = read(path, block_tokens=16)
+    except ValueError as exc:
+        return str(exc)
+    return (
+        t.arrival_s.tolist(),
+        t.offsets.tolist(),
+        t.block_ids.tolist(),
+        t.input_tokens.tolist(),
+        t.output_tokens.tolist(),
+        t.num_blocks,
+        t.block_ids.dtype,
+    )
+
+
+@FAST
+@given(data=files())
+def test_the_scan_reads_any_file_exactly_as_the_json_path_does(tmp_path_factory, data: bytes) -> None:
+    path = tmp_path_factory.mktemp("scan") / "m.jsonl"
+    path.write_bytes(data)
+    assert outcome(read_mooncake, path) == outcome(read_mooncake_twin, path)
+
+
+@FAST
+@given(data=files(), chunk=st.integers(1, 64), rows=st.integers(0, 3), ids=st.integers(0, 5))
+def test_tiny_chunks_and_outputs_grow_without_changing_what_is_read(
+    tmp_path_factory, data: bytes, chunk: int, rows: int, ids: int
+) -> None:
+    path = tmp_path_factory.mktemp("scan") / "m.jsonl"
+    path.write_bytes(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "CHUNK_BYTES", chunk)
+        mp.setattr(scan, "MAX_FIRST_ROWS", rows)
+        mp.setattr(scan, "MAX_FIRST_IDS", ids)
+        got = outcome(read_mooncake, path)
+    assert got == outcome(read_mooncake_twin, path)
+
+
+def test_ids_past_the_direct_table_and_negative_ids_are_numbered_by_first_appearance(tmp_path):
+    big = [2**62, -5, 2**26, 3, 2**62, 2**26 - 1, -5, 3]
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": k, "input_length": 16, "output_length": 1, "hash_ids": big[k : k + 3]})
+            + "\n"
+            for k in range(0, len(big), 3)
+        )
+    )
+    t = read_mooncake(path, block_tokens=16)
+    assert t.block_ids.tolist() == [0, 1, 2, 3, 0, 4, 1, 3]
+    assert t.num_blocks == 5
+
+
+def test_a_repeated_key_keeps_the_last_list_and_numbers_no_id_of_the_first(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        '{"hash_ids": [7, 8], "timestamp": 0, "input_length": 16, "output_length": 1, "hash_ids": [9]}\n'
+        '{"timestamp": 1, "input_length": 16, "output_length": 1, "hash_ids": [7]}\n'
+    )
+    t = read_mooncake(path, block_tokens=16)
+    assert t.block_ids.tolist() == [0, 1] and t.num_blocks == 2
+
+
+def test_a_deferred_line_in_the_middle_reads_like_its_neighbours(tmp_path):
+    rows = [
+        {"timestamp": k, "input_length": 16, "output_length": 1, "hash_ids": [k, k + 1]} for k in range(5)
+    ]
+    text = [json.dumps(r) for r in rows]
+    text[2] = text[2].replace('"timestamp": 2', '"timestamp": 2e0')  # an exponent: the json path reads it
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(text) + "\n")
+    assert read_mooncake(path, block_tokens=16).arrival_s.tolist() == [0.0, 0.001, 0.002, 0.003, 0.004]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [1.5]}', "field 'hash_ids'"),
+        ('{"timestamp": 0, "input_length": 10, "output_length": 1}', "missing field 'hash_ids'"),
+        ('{"timestamp": -1, "input_length": 10, "output_length": 1, "hash_ids": []}', "field 'timestamp'"),
+        (
+            '{"timestamp": 0, "input_length": 1e400, "output_length": 1, "hash_ids": []}',
+            "field 'input_length'",
+        ),
+        (
+            '{"timestamp": 0, "input_length": 9223372036854775807, "output_length": 1, "hash_ids": []}',
+            "field 'input_length'",
+        ),
+        ('{"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [1]', "not valid JSON"),
+    ],
+)
+def test_a_bad_line_after_many_good_ones_is_named_by_file_line_and_field(tmp_path, line, message):
+    good = json.dumps({"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [1, 2]})
+    path = tmp_path / "m.jsonl"
+    path.write_text((good + "\n") * 1000 + line + "\n" + good + "\n")
+    with pytest.raises(ValueError, match=rf"m\.jsonl:1001: {message}"):
+        read_trace(path, "mooncake")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    raw=st.lists(
+        st.one_of(
+            st.integers(0, 300),
+            st.integers(-(2**63), 2**63 - 1),
+            st.integers(2**26 - 2, 2**26 + 2),
+            st.integers(intern.BASE_SLOTS - 5, intern.BASE_SLOTS + 1000),  # hashed, then taken over
+        ),
+        max_size=400,
+    )
+)
+def test_dense_ids_number_any_int64_ids_by_first_appearance(raw: list[int]) -> None:
+    first: dict[int, int] = {}
+    want = [first.setdefault(v, len(first)) for v in raw]
+    got, num = intern.dense_ids(np.array(raw, np.int64))
+    assert got.tolist() == want and num == len(first) and got.dtype == np.int32
+
+
+def test_ids_the_table_grows_over_move_out_of_the_hash_and_keep_their_numbers():
+    late = intern.BASE_SLOTS + 10  # beyond the table's reach while few ids are known: hashed
+    raw = np.array([late, *range(100), late, late + 1, 7], np.int64)
+    ix = intern.new_interner()
+    out = np.empty(raw.size, np.int32)
+    ix = intern.intern_all(ix, raw[:1], out, 0)
+    assert ix.io[intern.NUM_HASHED] == 1
+    ix = intern.intern_all(ix, raw[1:], out, 1)
+    assert ix.table.shape[0] > late + 1 and ix.io[intern.NUM_HASHED] == 0  # the table took it over
+    assert out.tolist() == [0, *range(1, 101), 0, 101, 8]
