@@ -136,7 +136,7 @@ def _string(buf: np.ndarray, i: int) -> int:
             i += 1
             continue
         e = buf[i + 1]
-        if e == 117:  # \uXXXX
+        if e == 117:  # a \u escape: four hex digits follow
             for j in range(i + 2, i + 6):
                 h = buf[j]
                 if not (_digit(h) <= 9 or 97 <= h <= 102 or 65 <= h <= 70):
