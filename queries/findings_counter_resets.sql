@@ -6,14 +6,7 @@
 --   $names VARCHAR[]  catalog:prefix_cache_queries
 -- Grain: one row per reset × series (a pod exports one series per name, so usually per pod).
 -- Columns: ts TIMESTAMP, pod VARCHAR, metric VARCHAR, value_before DOUBLE, value_after DOUBLE
-WITH points AS (
-    SELECT s.pod, s.metric, x.series_id, x.ts, x.value,
-           lag(x.value) OVER (PARTITION BY x.series_id ORDER BY x.ts) AS prev_value
-    FROM samples x
-    JOIN series s USING (series_id)
-    WHERE list_contains($names, s.metric) AND x.ts <= $end
-)
-SELECT ts, pod, metric, prev_value AS value_before, value AS value_after
-FROM points
-WHERE ts > $start AND value < prev_value
-ORDER BY ts, pod
+SELECT d.ts, s.pod, s.metric, d.value_before, d.value_after
+FROM counter_drops($names, $start, $end) d
+JOIN series s USING (series_id)
+ORDER BY d.ts, s.pod

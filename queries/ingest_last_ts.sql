@@ -3,7 +3,5 @@
 --   $names VARCHAR[]  exact sample names to look at
 -- Grain: one row.
 -- Columns: last_ts TIMESTAMP (NULL when nothing is stored yet)
-SELECT max(x.ts) AS last_ts
-FROM samples x
-JOIN series s USING (series_id)
-WHERE list_contains($names, s.metric)
+SELECT max(last_ts) AS last_ts
+FROM series_last_ts($names)

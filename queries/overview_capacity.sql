@@ -9,10 +9,8 @@
 -- Columns: pod VARCHAR, block_size BIGINT, num_gpu_blocks BIGINT, gpu_capacity_tokens BIGINT,
 --          cpu_capacity_tokens BIGINT, cpu_capacity_bytes BIGINT
 WITH newest AS (
-    SELECT s.pod, s.metric, s.labels, max(x.ts) AS last_ts
-    FROM series s JOIN samples x USING (series_id)
-    WHERE list_contains($gpu_info, s.metric) OR list_contains($cpu_info, s.metric)
-    GROUP BY s.series_id, s.pod, s.metric, s.labels
+    SELECT s.pod, s.metric, s.labels, t.last_ts
+    FROM series s JOIN series_last_ts(list_concat($gpu_info, $cpu_info)) t USING (series_id)
 ),
 gpu AS (
     SELECT pod, arg_max(labels, last_ts) AS labels FROM newest

@@ -5,17 +5,32 @@
 --   $names VARCHAR[]  catalog:prefix_cache_queries
 --   $start TIMESTAMP  optional: only samples after this (NULL = from the first)
 --   $end TIMESTAMP  optional: only samples at or before this (NULL = to the last)
+-- The median is taken over the gaps counted by length (scrape_gaps, migration 010, reads sample
+-- blocks when the edges allow) the way median() does: the middle gap, or halfway between the two.
 -- Grain: one row; scrape_interval_s is NULL when no series has two samples in the range.
 -- Columns: scrape_interval_s DOUBLE, num_gaps BIGINT
-WITH chosen AS (
-    SELECT series_id FROM series WHERE list_contains($names, metric)
+WITH counted AS (
+    SELECT gap_us, num_gaps,
+           sum(num_gaps) OVER (ORDER BY gap_us) - num_gaps AS num_below
+    FROM scrape_gaps($names, $start, $end)
 ),
-gaps AS (
-    SELECT epoch_us(ts) - lag(epoch_us(ts)) OVER (PARTITION BY series_id ORDER BY ts) AS gap_us
-    FROM samples
-    JOIN chosen USING (series_id)
-    WHERE ($start IS NULL OR ts > $start) AND ($end IS NULL OR ts <= $end)
+middle AS (
+    -- NOTE: 0-based ranks of the two middle gaps; equal when the count is odd.
+    SELECT sum(num_gaps) AS num_gaps,
+           floor((sum(num_gaps) - 1) / 2) AS lo_rank,
+           ceil((sum(num_gaps) - 1) / 2) AS hi_rank
+    FROM counted
+),
+picked AS (
+    SELECT m.num_gaps, m.lo_rank, m.hi_rank,
+           max(c.gap_us) FILTER (WHERE c.num_below <= m.lo_rank AND m.lo_rank < c.num_below + c.num_gaps) AS lo_gap,
+           max(c.gap_us) FILTER (WHERE c.num_below <= m.hi_rank AND m.hi_rank < c.num_below + c.num_gaps) AS hi_gap
+    FROM middle m
+    CROSS JOIN counted c
+    GROUP BY m.num_gaps, m.lo_rank, m.hi_rank
 )
-SELECT median(gap_us) / 1e6 AS scrape_interval_s, count(gap_us) AS num_gaps
-FROM gaps
-WHERE gap_us IS NOT NULL
+SELECT (CAST(lo_gap AS DOUBLE) + ((num_gaps - 1) / 2 - lo_rank) * CAST(hi_gap - lo_gap AS DOUBLE)) / 1e6
+           AS scrape_interval_s,
+       CAST(coalesce(num_gaps, 0) AS BIGINT) AS num_gaps
+FROM middle
+LEFT JOIN picked USING (num_gaps, lo_rank, hi_rank)

@@ -5,10 +5,8 @@
 -- Grain: one row per pod.
 -- Columns: pod VARCHAR, kv_offloading_backend VARCHAR, kv_offloading_size VARCHAR
 WITH newest AS (
-    SELECT s.pod, s.labels, max(x.ts) AS last_ts
-    FROM series s JOIN samples x USING (series_id)
-    WHERE list_contains($cache_info, s.metric)
-    GROUP BY s.series_id, s.pod, s.labels
+    SELECT s.pod, s.labels, t.last_ts
+    FROM series s JOIN series_last_ts($cache_info) t USING (series_id)
 ),
 per_pod AS (
     SELECT pod, arg_max(labels, last_ts) AS labels FROM newest GROUP BY pod

@@ -2,6 +2,6 @@
 -- Params: none.
 -- Grain: one row.
 -- Columns: first_ts TIMESTAMP, last_ts TIMESTAMP, num_samples BIGINT, num_series BIGINT
-SELECT min(ts) AS first_ts, max(ts) AS last_ts, count(*) AS num_samples,
-       count(DISTINCT series_id) AS num_series
-FROM samples
+-- NOTE: sample_bounds() reads the 30-minute sample blocks (migration 010), not every sample.
+SELECT first_ts, last_ts, num_samples, num_series
+FROM sample_bounds()

@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise ValueError(collector.state().last_error) from None
         print(f"stored {stored:,} new samples in {db_path(args)}", file=sys.stderr)
+        collector.roll_up()
         return 0
     while True:
         _pull_and_report(collector, db_path(args))
@@ -97,6 +98,7 @@ def _pull_and_report(collector: Collector, path: Path) -> None:
         f"{state.last_pull_at:%H:%M:%S} stored {stored:,} new samples ({state.num_stored:,} this run) in {path}",
         file=sys.stderr,
     )
+    collector.roll_up()
 
 
 def _collector(args: argparse.Namespace) -> Collector:

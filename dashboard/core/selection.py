@@ -1,9 +1,9 @@
 """The one selection every Overview query follows: pods, a time range and its window step.
 
 Every range — a preset, "all data", a custom span over several days — ends up on the same
-epoch-aligned grid: the step is chosen from the length, then both edges are snapped to whole
-multiples of the step since 1970, so two ranges that cover the same data share their windows
-(and their totals) exactly.
+epoch-aligned grid: the step is chosen from the length (a whole number of 1, 5 or 30 minutes, the
+store's sample-block lengths), then both edges are snapped to whole multiples of the step since
+1970, so two ranges that cover the same data share their windows (and their totals) exactly.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 SCRAPE_INTERVAL_S = 15.0
 TARGET_POINTS = 120
 MIN_LENGTH_S = 60.0
+BLOCK_LEVELS_S = (60.0, 300.0, 1800.0)  # the sample-block lengths the store keeps (migration 009)
 _EPOCH = datetime(1970, 1, 1)
 
 
@@ -64,9 +65,13 @@ class RangeError(ValueError):
 
 
 def choose_step(length_s: float, scrape_interval_s: float = SCRAPE_INTERVAL_S) -> float:
-    """A window for ~TARGET_POINTS points: ≥ 4 scrapes, a whole number of scrape intervals."""
+    """A window for 60–120 points: ≥ 4 scrapes, a whole number of scrape intervals, and a whole
+    number of the largest sample-block length (60 s, 5 min, 30 min) not above ~TARGET_POINTS'
+    step, so a long range reads the store's blocks instead of its samples (queries/schema/009)."""
     raw = max(length_s / TARGET_POINTS, 4 * scrape_interval_s)
-    return math.ceil(raw / scrape_interval_s) * scrape_interval_s
+    fits = [b for b in BLOCK_LEVELS_S if b <= raw and b % scrape_interval_s == 0]
+    unit = max(fits, default=scrape_interval_s)
+    return math.ceil(raw / unit) * unit
 
 
 def _epoch_s(ts: datetime) -> float:

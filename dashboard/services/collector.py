@@ -22,6 +22,7 @@ from dashboard.ingest import paging, prometheus, scrape
 from dashboard.ingest.config import PrometheusConfig, ScrapeConfig, load_config, load_scrape_config
 from dashboard.ingest.http_client import HttpClient, redact, redact_url, url_secrets
 from dashboard.ingest.matrix_answer import parse_matrix_answer
+from dashboard.store.blocks import roll_up
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import write_query_results, write_series_samples
@@ -152,12 +153,26 @@ class Collector:
             try:
                 self.pull_once()
                 self._update(num_failures=0, retry_in_s=None)
+                self.roll_up()
             except PartialPullError:
                 self._update(num_failures=0, retry_in_s=None)  # some targets answered: no backoff
                 log.warning("collector: %s", self.state().last_error)
+                self.roll_up()
             except Exception:  # noqa: BLE001 (recorded in the state by pull_once, logged below)
                 self._back_off()
             self._stop.wait(self.state().retry_in_s or self.interval_s)
+
+    def roll_up(self) -> None:
+        """Make the sample blocks of the whole 30 minutes the pulls filled (store/blocks.py).
+
+        NOTE: after the pull, not in it: a pull stores and reports its samples as soon as they are
+        fetched; until their blocks exist, queries read those samples one by one.
+        """
+        try:
+            roll_up(self.store)
+        except Exception as exc:
+            self._update(last_error=self.describe(exc))  # NOTE: the sidebar shows it, as a pull's
+            raise
 
     def _back_off(self) -> None:
         """After a pull that stored nothing: wait longer each time (doubling, capped)."""

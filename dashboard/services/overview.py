@@ -16,6 +16,18 @@ from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 
 TTFT_QUANTILES = (0.5, 0.9, 0.99)
+# The frames the page draws, by function name (ui/cached.frame fetches each one by name).
+FRAMES = (
+    "annotations",
+    "hit_rate",
+    "ttft_quantiles",
+    "ttft_distribution",
+    "kv_usage",
+    "capacity",
+    "offload_traffic",
+    "tier_occupancy",
+    "routing",
+)
 
 __all__ = ["Selection", "TimeRange"]  # re-exported: the types pages pass back in
 

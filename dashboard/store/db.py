@@ -68,6 +68,8 @@ def open_store(path: str | Path, read_only: bool = False) -> Store:
         raise ValueError(f"store {path} does not exist")
     if path.is_dir():
         raise ValueError(f"store {path} is a directory; give the path of a .duckdb file")
+    if read_only:
+        _upgrade_if_behind(path)
     is_new = not path.exists()
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,6 +87,9 @@ def open_store(path: str | Path, read_only: bool = False) -> Store:
             verify_tables(store)
         if not read_only:
             migrate(store)
+            from dashboard.store.blocks import roll_up  # NOTE: blocks imports this module
+
+            roll_up(store)  # NOTE: a store a writer left (or an older kvscope made) gets its blocks
     except BaseException as exc:
         connection.close()
         if is_new:  # NOTE: a store this call created and could not finish leaves no file behind
@@ -93,6 +98,44 @@ def open_store(path: str | Path, read_only: bool = False) -> Store:
             raise ValueError(describe_store_error(path, exc)) from exc
         raise
     return store
+
+
+def _upgrade_if_behind(path: Path) -> None:
+    """Apply the migrations a store made by an earlier kvscope lacks, before a read-only open.
+
+    NOTE: later queries call what later migrations define (macros, block tables), so a read-only
+    store must be current; the upgrade is one read-write open, refused (one line) while another
+    process holds the file.
+    """
+    try:
+        connection = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise ValueError(describe_store_error(path, exc)) from exc
+    try:
+        store = Store(path=path, connection=connection, read_only=True)
+        behind = bool(pending_migrations(store))
+    except duckdb.Error:
+        behind = False  # NOTE: not a kvscope store (no migration log); its queries will say so
+    finally:
+        connection.close()
+    if behind:
+        try:
+            open_store(path).close()
+        except ValueError as exc:
+            raise ValueError(
+                f"store {path} was made by an earlier kvscope and needs its schema upgraded, which "
+                f"needs it open for writing: {exc}"
+            ) from exc
+
+
+def pending_migrations(store: Store) -> list[str]:
+    """The migrations the store has not applied yet (duckdb.Error when it keeps no migration log)."""
+    cur = store.cursor()
+    try:
+        done = {row[0] for row in cur.execute(_bookkeeping("applied")).fetchall()}
+    finally:
+        cur.close()
+    return [f.stem for f in migration_files() if int(f.name[:3]) not in done]
 
 
 @contextmanager

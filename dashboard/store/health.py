@@ -15,11 +15,14 @@ from typing import Any
 
 import duckdb
 
+from dashboard.store.blocks import rebuild_blocks
 from dashboard.store.db import Store, describe_store_error, migration_files, open_store, store_error_kind
 from dashboard.store.queries import bind_params, load_query
 
 ROW_GROUP_ROWS = 122_880  # DuckDB's row group size
 VECTOR_ROWS = 2_048  # DuckDB's vector size: the finest grain worth trying
+# NOTE: the migration log is the new store's own; blocks and the write log derive from samples.
+NOT_COPIED = ("schema_migrations", "sample_blocks", "sample_writes")
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,7 @@ def salvage(source: Path, target: Path) -> list[TableSalvage]:
         finally:
             _run(cur, "detach")
             cur.close()
+        rebuild_blocks(store)  # NOTE: blocks summarise samples; they are made again, never copied
     except BaseException:
         store.close()
         target.unlink(missing_ok=True)
@@ -188,7 +192,7 @@ def _copy_tables(store: Store, cur: duckdb.DuckDBPyConnection) -> list[TableSalv
     # into SQL come from both catalogs, and the copy needs the target's constraints and defaults.
     result = []
     for name in theirs:
-        if name not in own or name == "schema_migrations":
+        if name not in own or name in NOT_COPIED:
             continue
         ident = {"table": _quoted(name)}
         try:

@@ -33,7 +33,7 @@ import duckdb
 
 from dashboard import __version__
 from dashboard.store.db import Store, migrate, migration_files
-from dashboard.store.queries import bind_params, load_query, run_query
+from dashboard.store.queries import bind_params, execute_write, load_query, run_query
 
 EXPORTED_TABLES = ("series", "samples", "requests", "annotations")
 REQUIRED_TABLES = ("series", "samples")  # an export without them is no metric history
@@ -179,6 +179,7 @@ def connect_source(source: str, config: dict[str, Any] | None = None) -> duckdb.
             _load_httpfs(connection, source)
         migrate(Store(path=Path(":memory:"), connection=connection))
         cur = connection.cursor()
+        execute_write(cur, "rollups_off")  # NOTE: an export holds no sample blocks: read samples
         for table in EXPORTED_TABLES:
             files = f"{root}/{table}/**/*.parquet"
             num_files = _run(cur, "source/files", files=_literal(files)).fetchone()[0]

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dashboard.core.types import SeriesSamples
+from dashboard.store.blocks import WrittenSpan, has_blocks, keep_blocks, roll_up
 from dashboard.store.db import Store
 from dashboard.store.queries import execute_write
 
@@ -89,7 +90,7 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
         raise ValueError(f"{where}: labels must map names to strings: {exc}") from None
     # NOTE: the registrations live on this transaction's cursor and end with it.
     cur.register("incoming_series", series)
-    ids = _series_ids(cur, len(keys))
+    ids, num_new_series = _series_ids(cur, len(keys))
     ts = batch.ts.astype("datetime64[us]", copy=False)  # every writer already hands in microseconds
     cur.register(
         "incoming_points",
@@ -104,21 +105,29 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
     # NOTE: only a batch with two series of one key, or a series repeating a timestamp, can repeat
     # a (series, ts), so only then does the insert pay for deduplicating (a hash aggregate).
     may_repeat = len(set(keys)) < len(keys) or _may_repeat_timestamps(batch.series, ts)
-    execute_write(cur, "samples_insert", lo=ts.min().item(), hi=ts.max().item(), shares_keys=may_repeat)
-    return cur.fetchall()[0][0]  # the INSERT's row count
+    execute_write(cur, "samples_new", lo=ts.min().item(), hi=ts.max().item(), shares_keys=may_repeat)
+    execute_write(cur, "samples_insert")
+    stored = cur.fetchall()[0][0]  # the INSERT's row count
+    if stored and has_blocks(cur):
+        execute_write(cur, "samples_new_span")
+        lo, hi, num = cur.fetchall()[0]
+        keep_blocks(cur, WrittenSpan(lo, hi, num), num_new_series)
+    return stored
 
 
-def _series_ids(cur, num_series: int) -> np.ndarray:
-    """series_id of each incoming series (by idx), registering the ones the store has not seen."""
+def _series_ids(cur, num_series: int) -> tuple[np.ndarray, int]:
+    """series_id of each incoming series (by idx), registering the ones the store has not seen;
+    and how many it registered."""
     execute_write(cur, "series_ids")
     found = cur.fetchnumpy()
-    if len(found["idx"]) < num_series:  # NOTE: after the first pull every series is known: one lookup
+    num_known = len(found["idx"])
+    if num_known < num_series:  # NOTE: after the first pull every series is known: one lookup
         execute_write(cur, "series_insert")
         execute_write(cur, "series_ids")
         found = cur.fetchnumpy()
     ids = np.empty(num_series, np.int64)
     ids[found["idx"]] = found["series_id"]
-    return ids
+    return ids, num_series - num_known
 
 
 def _may_repeat_timestamps(series: np.ndarray, ts: np.ndarray) -> bool:
@@ -164,6 +173,7 @@ def load_interchange_dir(store: Store, folder: Path) -> dict[str, int]:
         if not path.exists():
             raise ValueError(f"{path}: missing (expected the DESIGN.md interchange files)")
         counts[name] = writer(store, pq.read_table(path), where=str(path))
+    roll_up(store, late_s=0.0)  # NOTE: the files are complete: no sample is still on its way
     return counts
 
 
