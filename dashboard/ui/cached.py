@@ -18,6 +18,7 @@ from dashboard.services.collector import (
     collector_from_environment,
     live_source_configured,
 )
+from dashboard.services.window_cache import PER_WINDOW, WindowCache
 
 DATA_TTL_S = 600  # entries are keyed on the newest sample ts, so a long TTL stays fresh
 BOUNDS_TTL_S = 5
@@ -98,15 +99,24 @@ def pods(path: str) -> list[str]:
     return overview.pods(_open(path))
 
 
+@st.cache_resource(show_spinner=False)
+def _windows(path: str) -> WindowCache:
+    return WindowCache()
+
+
 @st.cache_data(ttl=DATA_TTL_S, max_entries=256, show_spinner=False)
 def frame(path: str, name: str, sel: overview.Selection, newest: datetime | None) -> pd.DataFrame:
     """A cached overview frame by service-function name (hit_rate, ttft_quantiles, …).
 
     Keyed on the newest sample: while no new sample arrives a re-render (another pod, back to a
-    range seen before) reads the cache; a new sample makes a new key for the ranges it touches.
+    range seen before) reads the cache; a new sample makes a new key for the ranges it touches,
+    and a per-window frame then asks the store only for the windows after its closed ones.
     """
     service = explain if name in explain.FRAMES else overview
-    return getattr(service, name)(_open(path), sel)
+    compute = getattr(service, name)
+    if name in PER_WINDOW and sel.window_s is not None:
+        return _windows(path).frame(_open(path), name, sel, newest, compute)
+    return compute(_open(path), sel)
 
 
 @st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
