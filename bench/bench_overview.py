@@ -15,17 +15,6 @@ from dashboard.services.sample import load_sample
 from dashboard.store.db import open_store
 
 COMMAND = "python -m bench.run bench_overview"
-OVERVIEW_FRAMES = (
-    "annotations",
-    "hit_rate",
-    "ttft_quantiles",
-    "ttft_distribution",
-    "kv_usage",
-    "capacity",
-    "offload_traffic",
-    "tier_occupancy",
-    "routing",
-)
 APPLICABILITY_KEYS = ("prefix_cache_hits", "ttft_seconds", "kv_cache_usage", "lmcache_hit_tokens")
 
 
@@ -40,7 +29,7 @@ def render_queries(store, sel: Selection) -> None:
     findings.findings(store, tr.start, tr.end, max(findings.DEFAULT_STEP_S, tr.step_s))
     overview.kpis(store, sel)
     overview.window_caption(store, tr)
-    for name in OVERVIEW_FRAMES:
+    for name in overview.FRAMES:
         getattr(overview, name)(store, sel)
     for name in explain.FRAMES:
         getattr(explain, name)(store, sel)

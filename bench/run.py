@@ -95,15 +95,35 @@ def main(argv: list[str]) -> int:
     names = argv or sorted(
         m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_")
     )
-    results: list[Result] = []
+    results: list[tuple[str, Result]] = []
     for name in names:
         print(f"bench: {name} …", file=sys.stderr, flush=True)
-        results += importlib.import_module(f"bench.{name}").run()
-    (ROOT / "BENCHMARKS.md").write_text(render_markdown(results))
-    payload = [asdict(r) | {"ratio": r.ratio} for r in results]
+        results += [(name, r) for r in importlib.import_module(f"bench.{name}").run()]
+    if argv:  # NOTE: some modules only: the other modules' rows stay as they were
+        results = _merged(results, set(names))
+    (ROOT / "BENCHMARKS.md").write_text(render_markdown([r for _, r in results]))
+    payload = [asdict(r) | {"ratio": r.ratio} | ({"module": m} if m else {}) for m, r in results]
     (ROOT / "bench" / "results.json").write_text(json.dumps(payload, indent=2) + "\n")
-    print(render_markdown(results))
+    print(render_markdown([r for _, r in results]))
     return 0
+
+
+def _merged(new: list[tuple[str, Result]], rerun: set[str]) -> list[tuple[str, Result]]:
+    """The stored rows with those of the rerun modules (or of the same name) replaced by new ones."""
+    path = ROOT / "bench" / "results.json"
+    stored = json.loads(path.read_text()) if path.exists() else []
+    fresh = {r.name: (m, r) for m, r in new}
+    fields = Result.__dataclass_fields__
+    out, placed = [], set()
+    for row in stored:
+        if row.get("module") in rerun and row["name"] not in fresh:
+            continue
+        if row["name"] in fresh:
+            out.append(fresh[row["name"]])
+            placed.add(row["name"])
+        else:
+            out.append((row.get("module", ""), Result(**{k: v for k, v in row.items() if k in fields})))
+    return out + [(m, r) for m, r in new if r.name not in placed]
 
 
 if __name__ == "__main__":
