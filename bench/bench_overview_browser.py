@@ -226,11 +226,14 @@ def run() -> list[Result]:
 
 
 def measure_round(browser, app: App) -> dict[str, Timing]:
-    """One app process: warm-up, first load, pod change, range change (uncached, then cached)."""
+    """One app process: warm-up, a returning browser's load, a new browser's first load, pod
+    change, range change (uncached, then cached)."""
     out: dict[str, Timing] = {}
     tab = Tab(browser, app)
     out["warmup"] = tab.load()
     min_charts = out["warmup"].num_charts
+    # NOTE: the same context again: its HTTP cache holds the app's scripts, as an operator's browser does
+    out["returning_load"] = tab.load(min_charts)
     tab.close()
     tab = Tab(browser, app)
     out["first_load"] = tab.load(min_charts)
@@ -261,10 +264,11 @@ def sql_baselines(db: Path) -> dict[str, float]:
             "range": Selection(time_range(b.last_ts, 3600)),
             "pods": Selection(whole, (POD,)),
         }
-        return {
+        out = {
             name: timed_median(lambda s=s: render_queries(store, s), repeats=REPEATS)
             for name, s in cases.items()
         }
+        return {**out, "returning_load": out["first_load"]}
     finally:
         store.close()
 
@@ -293,6 +297,13 @@ def results(
     rows = [
         ("first load, navigation → last chart drawn", "first_load", "browser_s", "≤ 2 s", 2.0),
         ("first load, server time", "first_load", "server_s", "", None),
+        (
+            "first load in a browser that opened kvscope before (scripts cached), navigation → last chart drawn",
+            "returning_load",
+            "browser_s",
+            "≤ 2 s",
+            2.0,
+        ),
         ("time range 6 h → 1 h, click → last chart drawn", "range", "browser_s", "≤ 1 s", 1.0),
         ("time range 6 h → 1 h, server time", "range", "server_s", "≤ 1 s", 1.0),
         (f"pod filter → {POD}, click → last chart drawn", "pods", "browser_s", "≤ 1 s", 1.0),
