@@ -32,8 +32,10 @@ lint: install
 	$(VENV)/bin/ruff check dashboard tests bench
 	$(VENV)/bin/ruff format --check dashboard tests bench scripts
 
+# NOTE: one worker per core (at most 4), each test module on one worker so its fixtures (an app, a
+# VictoriaMetrics, a Ray head) start once; the live Prometheus stack is shared by all (tests/live_stack.py).
 test: lint $(RAY_STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope
 
 # The real vLLM CPU server in the loop: its venv lives outside the repo and is kept between runs.
 VLLM_VENV ?= $(HOME)/.cache/kvscope/vllm-venv

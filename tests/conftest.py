@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from dashboard.store.db import Store, open_store
-from tests.live_stack import start_live_stack, stop_live_stack
+from tests.live_stack import RUN_DIR_ENV, begin_session, is_session_owner, start_live_stack, stop_live_stack
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS_DIR = REPO_ROOT / "test-artifacts"
@@ -63,6 +64,11 @@ def artifacts_dir() -> Path:
     return ARTIFACTS_DIR
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The session's run folder, made before any xdist worker starts (they inherit it)."""
+    begin_session()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the live stack early when a collected test needs it: its scrapes pile up meanwhile."""
     needs = {"live_stack", "exporters"}
@@ -71,7 +77,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    stop_live_stack()
+    """The main process ends what the session shared; a worker leaves it to the others."""
+    if is_session_owner():
+        stop_live_stack()
+        shutil.rmtree(os.environ[RUN_DIR_ENV], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
