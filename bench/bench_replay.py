@@ -5,7 +5,7 @@ whole-process `kvscope replay` wall time, a 50-config sweep on two cores (local 
 2-CPU Ray head on this machine), peak RSS on a synthetic 10M-block-access trace, and the
 learned-policy space reduction; and (bench/scale.py) a 100M-block-access trace read and replayed
 through 8 pods with a CPU tier, its peak RSS, and the compiled JSONL reader's requests/s.
-`python -m bench.bench_replay rss` is the RSS child process (it prints its ru_maxrss in KiB);
+`python -m bench.bench_replay rss` is the RSS child process (it prints its peak RSS, VmHWM, in KiB);
 `python -m bench.bench_replay hindsight` prints the learned scoring's space reduction when fed
 each request's true outcome (a diagnostic of how much the prediction limits it).
 """
@@ -13,7 +13,6 @@ each request's true outcome (a diagnostic of how much the prediction limits it).
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from statistics import median
 
 import numpy as np
 
-from bench.run import ROOT, Result, timed_median
+from bench.run import ROOT, Result, peak_rss_kib, timed_median
 from bench.scale import bench_reader, bench_scale_replay
 from bench.scale import child as scale_child
 from dashboard.core.types import UNKNOWN, ClusterConfig, RouterConfig, TierConfig, Trace
@@ -237,7 +236,7 @@ def synthetic_trace(num_accesses: int, seed: int = 0) -> Trace:
 
 
 def rss_child(do_replay: bool) -> None:
-    """Build the synthetic trace, optionally replay it (4 pods, HBM + CPU), print ru_maxrss KiB."""
+    """Build the synthetic trace, optionally replay it (4 pods, HBM + CPU), print its peak RSS in KiB."""
     trace = synthetic_trace(RSS_ACCESSES)
     if do_replay:
         config = ClusterConfig(
@@ -246,7 +245,7 @@ def rss_child(do_replay: bool) -> None:
             router=RouterConfig("precise_prefix"),
         )
         summarize(trace, simulate(trace, config), config)
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    print(peak_rss_kib())
 
 
 def bench_rss() -> Result:
@@ -269,7 +268,7 @@ def bench_rss() -> Result:
         build_kib / 1024**2,
         "< 2 GB",
         replay_kib * 1024 < 2e9,
-        "ru_maxrss of a child process: synthetic 312k-request trace, 4 pods × (HBM 50k + CPU 200k blocks), "
+        "peak RSS (VmHWM) of a child process: synthetic 312k-request trace, 4 pods × (HBM 50k + CPU 200k blocks), "
         "precise_prefix router, summary computed",
     )
 

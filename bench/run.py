@@ -57,6 +57,18 @@ def interleaved_medians(fn, baseline, repeats: int = 5) -> tuple[float, float]:
     return median(p[0] for p in pairs), median(p[1] for p in pairs)
 
 
+def peak_rss_kib() -> int:
+    """This process's own peak resident set (VmHWM, KiB).
+
+    NOTE: not ru_maxrss: Linux carries a parent's peak into a forked child and across exec, so a
+    child of a bench process that once held gigabytes would report those gigabytes as its own.
+    """
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
 def render_markdown(results: list[Result]) -> str:
     """BENCHMARKS.md: a table of every figure and the command behind it."""
     lines = [

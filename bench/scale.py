@@ -3,14 +3,13 @@
 The trace is the sample's chat workload at scale (dashboard/sim/scale_trace.py: 16-token blocks,
 multi-turn sessions, shared system prompts), written once as Mooncake JSONL under
 ~/.cache/kvscope/bench (never in the repo). Each replay runs in a child process, the path users
-run (read_trace, then services.replay.run_replay), which prints its split and its ru_maxrss:
+run (read_trace, then services.replay.run_replay), which prints its split and its peak RSS (VmHWM):
 `python -m bench.bench_replay scale [ROUTER | read-only]`.
 """
 
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from statistics import median
 
 import numpy as np
 
-from bench.run import ROOT, Result
+from bench.run import ROOT, Result, peak_rss_kib
 from dashboard.engine.readers import read_trace
 from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.services.replay import ReplayRequest, run_replay
@@ -56,7 +55,7 @@ def child(arg: str) -> None:
             "gpu_block_hits": summary.tiers["gpu"]["block_hits"],
             "cpu_block_hits": summary.tiers["cpu"]["block_hits"],
         }
-    figures["maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    figures["maxrss_kib"] = peak_rss_kib()
     print(json.dumps(figures))
 
 
@@ -117,7 +116,7 @@ def bench_scale_replay() -> list[Result]:
             read_only["maxrss_kib"] / 1024**2,
             "<= 4 GB",
             rss_bytes <= 4e9,
-            f"ru_maxrss of the child process; {shape}; 24 caches (16 pod tiers + 8 EPP views)",
+            f"peak RSS (VmHWM) of the child process; {shape}; 24 caches (16 pod tiers + 8 EPP views)",
         ),
     ]
 
