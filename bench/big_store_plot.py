@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from bench.bench_big_store import Page, timed
@@ -25,6 +26,7 @@ from dashboard.services.sample import load_sample
 from dashboard.store.blocks import roll_up, set_rollups
 from dashboard.store.db import Store, open_store
 from dashboard.store.writes import write_series_samples
+from dashboard.ui.charts import log_seconds_axis
 from dashboard.ui.export import export_png
 
 OUT = ROOT / "docs" / "scale-overview"
@@ -97,11 +99,14 @@ def figure(points: list[dict]) -> go.Figure:
     )
     fig.update_layout(
         title="Overview render (all data, default section) against store size, seconds",
-        xaxis={"title": "samples in the store", "type": "log"},
-        yaxis={"title": "seconds (wall, 2 shared cores)", "type": "log"},
+        xaxis={"title": "samples in the store (log scale)", "type": "log", "dtick": 1, "tickformat": "~s"},
+        yaxis={"title": "render time (wall, 2 shared cores; log scale)"},
         template="plotly_white",
     )
-    return fig
+    # NOTE: labelled decades (and 2×, 5×), as the app's log axes: no crowd of minor digits
+    return log_seconds_axis(
+        fig, pd.Series([p[k] for p in points for k in ("samples_s", "blocks_s", "blocks_cpu_s")])
+    )
 
 
 def main(redraw: bool = False) -> None:
