@@ -295,7 +295,15 @@ def results(
 
     cached = [r[k] for r in rounds for k in ("range_cached_6h", "range_cached_1h")]
     rows = [
-        ("first load, navigation → last chart drawn", "first_load", "browser_s", "≤ 2 s", 2.0),
+        # NOTE: issue 13's first-load target is with warm caches (the next row); a browser that never
+        # opened kvscope first fetches and compiles Streamlit's and Plotly's scripts (~1.7 s here)
+        (
+            "first load in a new browser (nothing cached), navigation → last chart drawn",
+            "first_load",
+            "browser_s",
+            "",
+            None,
+        ),
         ("first load, server time", "first_load", "server_s", "", None),
         (
             "first load in a browser that opened kvscope before (scripts cached), navigation → last chart drawn",

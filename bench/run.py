@@ -135,7 +135,11 @@ def _merged(new: list[tuple[str, Result]], rerun: set[str]) -> list[tuple[str, R
             placed.add(row["name"])
         else:
             out.append((row.get("module", ""), Result(**{k: v for k, v in row.items() if k in fields})))
-    return out + [(m, r) for m, r in new if r.name not in placed]
+    for m, r in new:  # NOTE: a new row goes after its module's other rows, not at the end
+        if r.name not in placed:
+            at = max((i + 1 for i, (mod, _) in enumerate(out) if mod == m), default=len(out))
+            out.insert(at, (m, r))
+    return out
 
 
 if __name__ == "__main__":
