@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.ui import test_browser
-from tests.ui.test_browser import CHROMIUM_FLAGS, chromium
+from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, wait_until_drawn
 
 app_url = test_browser.app_url  # the fixture: streamlit on a store holding the embedded sample
 
@@ -15,7 +15,7 @@ def wait_for_comparison(page, num_charts: int = 6) -> None:
         f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {num_charts}", timeout=180_000
     )
     page.wait_for_selector("[data-testid='stCode']", timeout=180_000)
-    page.wait_for_timeout(1500)  # NOTE: let the charts finish drawing before reading or taking the picture
+    wait_until_drawn(page)  # NOTE: every chart drawn before reading or taking the picture
 
 
 def command_lines(page) -> str:
