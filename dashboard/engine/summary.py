@@ -55,12 +55,23 @@ def row_sums(table: np.ndarray) -> np.ndarray:
 
 def outcome_codes(outcome: ReplayOutcome, hits: np.ndarray | None = None) -> np.ndarray:
     """Per request: 0 miss, else 1 + deepest tier index (partial) or 1 + tiers + index (full)."""
-    hit_blocks = outcome.hit_blocks
-    hits = row_sums(hit_blocks) if hits is None else hits
-    # NOTE: tiers serve consecutive runs gpu → cpu → disk, so the last non-zero column is the deepest.
-    deepest = len(TIER_NAMES) - 1 - np.argmax(hit_blocks[:, ::-1] > 0, axis=1)
-    full = hits >= outcome.num_blocks
-    return np.where(hits == 0, 0, 1 + deepest + full * len(TIER_NAMES))
+    hits = row_sums(outcome.hit_blocks) if hits is None else hits
+    return _outcome_codes(outcome.hit_blocks, hits, outcome.num_blocks)
+
+
+@njit(cache=True)
+def _outcome_codes(hit_blocks: np.ndarray, hits: np.ndarray, num_blocks: np.ndarray) -> np.ndarray:
+    num_tiers = hit_blocks.shape[1]
+    codes = np.zeros(hit_blocks.shape[0], np.int64)
+    for i in range(hit_blocks.shape[0]):
+        if hits[i] == 0:
+            continue
+        # NOTE: tiers serve consecutive runs gpu → cpu → disk, so the last non-zero column is the deepest.
+        deepest = num_tiers - 1
+        while deepest > 0 and hit_blocks[i, deepest] == 0:
+            deepest -= 1
+        codes[i] = 1 + deepest + (num_tiers if hits[i] >= num_blocks[i] else 0)
+    return codes
 
 
 OUTCOME_NAMES = ("miss",) + tuple(f"partial/{t}" for t in TIER_NAMES) + tuple(f"full/{t}" for t in TIER_NAMES)
@@ -96,19 +107,38 @@ def hit_ratio_over_time(
     start = float(arrival[0]) if arrival.size else 0.0
     index = np.minimum(((arrival - start) / width).astype(np.int64), num_bins - 1)
 
-    def per_bin(weights: np.ndarray) -> np.ndarray:
-        return np.bincount(index, weights=weights, minlength=num_bins)
-
-    hits = per_bin(row_sums(outcome.hit_blocks) if hits is None else hits)
-    blocks = per_bin(outcome.num_blocks)
-    cached, tokens = per_bin(row_sums(outcome.cached_tokens)), per_bin(trace.input_tokens)
+    hits = row_sums(outcome.hit_blocks) if hits is None else hits
+    num_requests, hits, blocks, cached, tokens = _per_bin(
+        index, num_bins, hits, outcome.num_blocks, outcome.cached_tokens, trace.input_tokens
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "start_s": (start + width * np.arange(num_bins)).tolist(),
             "block_hit_ratio": np.where(blocks > 0, hits / blocks, np.nan).tolist(),
             "token_hit_ratio": np.where(tokens > 0, cached / tokens, np.nan).tolist(),
-            "requests": np.bincount(index, minlength=num_bins).tolist(),
+            "requests": num_requests.tolist(),
         }
+
+
+@njit(cache=True)
+def _per_bin(index, num_bins, hits, num_blocks, cached_tokens, input_tokens):
+    """Per bin: requests, and the sums of hit blocks, blocks, cached and input tokens, in one pass.
+
+    NOTE: float64 sums in request order, as np.bincount(index, weights=…) adds them: the same bits.
+    """
+    num_requests = np.zeros(num_bins, np.int64)
+    sums = np.zeros((4, num_bins))
+    for i in range(index.shape[0]):
+        b = index[i]
+        num_requests[b] += 1
+        sums[0, b] += float(hits[i])
+        sums[1, b] += float(num_blocks[i])
+        cached = 0
+        for t in range(cached_tokens.shape[1]):
+            cached += cached_tokens[i, t]
+        sums[2, b] += float(cached)
+        sums[3, b] += float(input_tokens[i])
+    return num_requests, sums[0], sums[1], sums[2], sums[3]
 
 
 def _pods(
