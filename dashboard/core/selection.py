@@ -16,7 +16,7 @@ SCRAPE_INTERVAL_S = 15.0
 TARGET_POINTS = 120
 MIN_LENGTH_S = 60.0
 BLOCK_LEVELS_S = (60.0, 300.0, 1800.0)  # the sample-block lengths the store keeps (migration 009)
-_EPOCH = datetime(1970, 1, 1)
+EPOCH = datetime(1970, 1, 1)  # naive UTC, like every stored ts
 
 
 @dataclass(frozen=True)
@@ -74,13 +74,14 @@ def choose_step(length_s: float, scrape_interval_s: float = SCRAPE_INTERVAL_S) -
     return math.ceil(raw / unit) * unit
 
 
-def _epoch_s(ts: datetime) -> float:
-    return (ts - _EPOCH).total_seconds()
+def epoch_s(ts: datetime) -> float:
+    """Seconds since 1970 of a naive-UTC ts (the grid every window and sample block sits on)."""
+    return (ts - EPOCH).total_seconds()
 
 
 def _snap(ts: datetime, step_s: float, up: bool) -> datetime:
-    n = _epoch_s(ts) / step_s
-    return _EPOCH + timedelta(seconds=(math.ceil(n) if up else math.floor(n)) * step_s)
+    n = epoch_s(ts) / step_s
+    return EPOCH + timedelta(seconds=(math.ceil(n) if up else math.floor(n)) * step_s)
 
 
 def aligned_range(start: datetime, end: datetime, keep_length: bool = False) -> TimeRange:

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
-from dashboard.core.selection import Selection
+from dashboard.core.selection import Selection, epoch_s
 from dashboard.store.blocks import Changes, changes_since
 from dashboard.store.db import Store
 
@@ -41,7 +41,6 @@ PER_WINDOW = frozenset(
     }
 )
 LATE_S = 60.0  # the collector re-reads the last minute: windows that recent stay open
-_EPOCH = datetime(1970, 1, 1)
 
 Compute = Callable[[Store, Selection], pd.DataFrame]
 
@@ -70,7 +69,7 @@ class WindowCache:
         """compute(store, sel), equal row for row, from kept windows plus the ones after them."""
         assert name in PER_WINDOW, f"{name} is not a per-window frame"
         assert sel.window_s is not None, "the selection's window must be worked out first"
-        key = (name, sel.pods, sel.window_s, _epoch_s(sel.time_range.start) % sel.window_s)
+        key = (name, sel.pods, sel.window_s, epoch_s(sel.time_range.start) % sel.window_s)
         with self._lock:
             kept = self._entries.get(key)
         # NOTE: read before computing: a write landing meanwhile is seen as new by the next tick.
@@ -102,7 +101,7 @@ class WindowCache:
     def _keep(self, key: tuple, sel: Selection, newest: datetime, write_id: int, frame: pd.DataFrame) -> None:
         """Keep the frame's windows that end before newest − LATE_S (the rest may still grow)."""
         tr = sel.time_range
-        n = int((_epoch_s(newest) - LATE_S - _epoch_s(tr.start)) // sel.window_s)
+        n = int((epoch_s(newest) - LATE_S - epoch_s(tr.start)) // sel.window_s)
         cut = min(tr.start + timedelta(seconds=n * sel.window_s), tr.end)
         if cut < tr.start:
             return
@@ -122,7 +121,3 @@ def _concat(head: pd.DataFrame, tail: pd.DataFrame) -> pd.DataFrame:
     if len(parts) == 1:
         return parts[0].reset_index(drop=True)
     return pd.concat(parts, ignore_index=True)
-
-
-def _epoch_s(ts: datetime) -> float:
-    return (ts - _EPOCH).total_seconds()

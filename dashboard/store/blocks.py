@@ -17,13 +17,13 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.core.selection import EPOCH, epoch_s
 from dashboard.store.db import Store
 from dashboard.store.queries import bind_params, execute_write, load_query
 
 LEVEL_S = 1800  # the largest block: the mark moves by whole ones
 ROLL_LATE_S = 60.0  # the collector re-reads its last minute: samples that recent may still come
 ROLL_SPAN = timedelta(days=1)
-_EPOCH = datetime(1970, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def rebuild_blocks(store: Store) -> None:
     """Every block again from the samples (a salvaged store copied its samples row by row)."""
     with store.transaction() as cur:
         execute_write(cur, "blocks_clear")
-        _set_through(cur, _EPOCH)
+        _set_through(cur, EPOCH)
     roll_up(store)
 
 
@@ -132,8 +132,7 @@ def _set_through(cur: Any, through: datetime) -> None:
 
 def _floor(ts: datetime) -> datetime:
     """ts down to a multiple of LEVEL_S since 1970 (the end of a whole 30-minute block)."""
-    seconds = (ts - _EPOCH).total_seconds()
-    return _EPOCH + timedelta(seconds=(seconds // LEVEL_S) * LEVEL_S)
+    return EPOCH + timedelta(seconds=(epoch_s(ts) // LEVEL_S) * LEVEL_S)
 
 
 def _fetch(cur: Any, name: str, **params: Any) -> list[tuple]:
