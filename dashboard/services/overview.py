@@ -11,7 +11,8 @@ from datetime import datetime
 import pandas as pd
 
 from dashboard.core.selection import Selection, TimeRange
-from dashboard.services import applicability, windows
+from dashboard.services import applicability, headline, range_totals, windows
+from dashboard.services.headline import Kpis
 from dashboard.store.db import Store
 from dashboard.store.queries import run_query
 
@@ -29,7 +30,7 @@ FRAMES = (
     "routing",
 )
 
-__all__ = ["Selection", "TimeRange"]  # re-exported: the types pages pass back in
+__all__ = ["Kpis", "Selection", "TimeRange"]  # re-exported: the types pages pass back in
 
 
 @dataclass(frozen=True)
@@ -45,19 +46,6 @@ class Bounds:
     def is_empty(self) -> bool:
         """True when there are no samples at all."""
         return self.num_samples == 0
-
-
-@dataclass(frozen=True)
-class Kpis:
-    """Headline numbers over the whole selected range."""
-
-    gpu_hit_rate: float | None
-    offload_hit_rate: float | None
-    ttft_p50_s: float | None
-    ttft_p99_s: float | None
-    num_requests: float | None
-    num_skipped_samples: int = 0  # NaN/±Inf samples left out of the hit-rate and TTFT math
-    num_fixed_buckets: int = 0  # TTFT buckets lower than a bucket below them, counted as monotone
 
 
 def bounds(store: Store) -> Bounds:
@@ -111,8 +99,7 @@ def ttft_quantiles(store: Store, sel: Selection) -> pd.DataFrame:
 
 def ttft_distribution(store: Store, sel: Selection) -> pd.DataFrame:
     """Requests per TTFT bucket over the whole range (lower_s, upper_s, num_requests)."""
-    tr = sel.time_range
-    return run_query(store, "overview_ttft_distribution", start=tr.start, end=tr.end, pods=sel.pod_list)
+    return headline.ttft_distribution(range_totals.whole(store, sel))
 
 
 def kv_usage(store: Store, sel: Selection) -> pd.DataFrame:
@@ -153,32 +140,9 @@ def annotations(store: Store, sel: Selection) -> pd.DataFrame:
 
 def kpis(store: Store, sel: Selection) -> Kpis:
     """Hit rates and TTFT over the whole range for the selected pods: one window (start, end]."""
-    tr = sel.time_range
-    whole = {"start": tr.end, "end": tr.end, "step": max(tr.length_s, 1.0), "pods": sel.pod_list}
-    rates = run_query(store, "hit_rate", **whole)
-    cluster = rates[rates.pod == "*"].set_index("tier")["hit_rate"]
-    ttft = run_query(store, "ttft_quantiles", q=[0.5, 0.99], **whole).set_index("q")
-    return Kpis(
-        gpu_hit_rate=_maybe(cluster.get("gpu")),
-        offload_hit_rate=_maybe(cluster.get("offload")),
-        ttft_p50_s=_maybe(ttft["ttft_s"].get(0.5)),
-        ttft_p99_s=_maybe(ttft["ttft_s"].get(0.99)),
-        num_requests=_maybe(ttft["num_requests"].get(0.5)),
-        num_skipped_samples=_count(rates[rates.pod == "*"]["num_skipped"].sum())
-        + _count(ttft["num_skipped"].max()),
-        num_fixed_buckets=_count(ttft["num_fixed_buckets"].max()),
-    )
+    return headline.kpis(range_totals.whole(store, sel))
 
 
 def missing_metrics(store: Store, keys: tuple[str, ...]) -> dict[str, str]:
     """For each catalog key whose panel does not apply to this stack: the 'needs …' text to show instead."""
     return applicability.missing(store, keys)
-
-
-def _count(value: object) -> int:
-    """A count from an aggregate that is NaN over no rows."""
-    return 0 if value is None or pd.isna(value) else int(value)
-
-
-def _maybe(value: object) -> float | None:
-    return None if value is None or pd.isna(value) else float(value)

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 import pandas as pd
 
@@ -55,13 +56,33 @@ class _Closed:
     rows: pd.DataFrame
 
 
+class Kept:
+    """What a cache keeps between renders, by key: thread-safe, the least recently kept dropped first."""
+
+    def __init__(self, max_entries: int) -> None:
+        self._entries: OrderedDict[tuple, Any] = OrderedDict()
+        self._max_entries = max_entries
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any | None:
+        """The entry kept for key, or None."""
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key: tuple, value: Any) -> None:
+        """Keep value for key."""
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_entries:
+                self._entries.popitem(last=False)
+
+
 class WindowCache:
     """Per-window frames by (name, pods, window, grid): the closed windows kept, the rest computed."""
 
     def __init__(self, max_entries: int = 128) -> None:
-        self._entries: OrderedDict[tuple, _Closed] = OrderedDict()
-        self._max_entries = max_entries
-        self._lock = threading.Lock()
+        self._kept = Kept(max_entries)
 
     def frame(
         self, store: Store, name: str, sel: Selection, newest: datetime | None, compute: Compute
@@ -70,8 +91,7 @@ class WindowCache:
         assert name in PER_WINDOW, f"{name} is not a per-window frame"
         assert sel.window_s is not None, "the selection's window must be worked out first"
         key = (name, sel.pods, sel.window_s, epoch_s(sel.time_range.start) % sel.window_s)
-        with self._lock:
-            kept = self._entries.get(key)
+        kept = self._kept.get(key)
         # NOTE: read before computing: a write landing meanwhile is seen as new by the next tick.
         since = changes_since(store, kept.write_id if kept is not None else 0)
         if since is None or newest is None:  # NOTE: no write log (a store before 009): no reuse
@@ -105,12 +125,7 @@ class WindowCache:
         cut = min(tr.start + timedelta(seconds=n * sel.window_s), tr.end)
         if cut < tr.start:
             return
-        closed = _Closed(write_id, tr.start, cut, frame[frame.ts <= cut])
-        with self._lock:
-            self._entries[key] = closed
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._max_entries:
-                self._entries.popitem(last=False)
+        self._kept.put(key, _Closed(write_id, tr.start, cut, frame[frame.ts <= cut]))
 
 
 def _concat(head: pd.DataFrame, tail: pd.DataFrame) -> pd.DataFrame:

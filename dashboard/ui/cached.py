@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.core.config import default_db_path, parquet_source
-from dashboard.services import explain, overview, windows
+from dashboard.services import explain, headline, overview, windows
 from dashboard.services.app_store import Store, check_app_source, open_app_store
 from dashboard.services.collector import (
     Collector,
@@ -18,6 +18,7 @@ from dashboard.services.collector import (
     collector_from_environment,
     live_source_configured,
 )
+from dashboard.services.range_totals import RangeCache
 from dashboard.services.window_cache import PER_WINDOW, WindowCache
 
 DATA_TTL_S = 600  # entries are keyed on the newest sample ts, so a long TTL stays fresh
@@ -112,6 +113,8 @@ def frame(path: str, name: str, sel: overview.Selection, newest: datetime | None
     range seen before) reads the cache; a new sample makes a new key for the ranges it touches,
     and a per-window frame then asks the store only for the windows after its closed ones.
     """
+    if name == "ttft_distribution":
+        return headline.ttft_distribution(_range_pieces(path, sel, newest))
     service = explain if name in explain.FRAMES else overview
     compute = getattr(service, name)
     if name in PER_WINDOW and sel.window_s is not None:
@@ -128,7 +131,19 @@ def residency(path: str, sel: overview.Selection, newest: datetime | None) -> ex
 @st.cache_data(ttl=DATA_TTL_S, max_entries=64, show_spinner=False)
 def kpis(path: str, sel: overview.Selection, newest: datetime | None) -> overview.Kpis:
     """Cached headline numbers (keyed like frame)."""
-    return overview.kpis(_open(path), sel)
+    return headline.kpis(_range_pieces(path, sel, newest))
+
+
+@st.cache_resource(show_spinner=False)
+def _ranges(path: str) -> RangeCache:
+    return RangeCache()
+
+
+@st.cache_data(ttl=DATA_TTL_S, max_entries=16, show_spinner=False)
+def _range_pieces(path: str, sel: overview.Selection, newest: datetime | None) -> pd.DataFrame:
+    """The whole range's per-series pieces the headline and the TTFT distribution share: a tick
+    reads only the samples after the kept part (services/range_totals.py)."""
+    return _ranges(path).pieces(_open(path), sel, newest)
 
 
 @st.cache_data(ttl=DATA_TTL_S, max_entries=32, show_spinner=False)

@@ -11,3 +11,5 @@ CREATE OR REPLACE MACRO scrape_gaps(names, t_start, t_end) AS TABLE
 SELECT * FROM raw_scrape_gaps(names, t_start, t_end);
 CREATE OR REPLACE MACRO counter_drops(names, t_start, t_end) AS TABLE
 SELECT * FROM raw_counter_drops(names, t_start, t_end);
+CREATE OR REPLACE MACRO range_pieces(lists, t_start, t_end) AS TABLE
+SELECT * FROM raw_range_pieces(lists, t_start, t_end);

@@ -1,4 +1,4 @@
--- rollups_on: point the entry-point macros at the block readers (migrations 009 and 010 do).
+-- rollups_on: point the entry-point macros at the block readers (migrations 009, 010 and 011 do).
 -- Params: none.
 CREATE OR REPLACE MACRO window_increases(names, t_start, t_end, step_s) AS TABLE
 SELECT * FROM block_window_increases(names, t_start, t_end, step_s, edge_level(t_start, t_end, step_s));
@@ -10,3 +10,5 @@ CREATE OR REPLACE MACRO scrape_gaps(names, t_start, t_end) AS TABLE
 SELECT * FROM block_scrape_gaps(names, t_start, t_end, edge_level(t_start, t_end, NULL));
 CREATE OR REPLACE MACRO counter_drops(names, t_start, t_end) AS TABLE
 SELECT * FROM block_counter_drops(names, t_start, t_end, edge_level(t_start, t_end, NULL));
+CREATE OR REPLACE MACRO range_pieces(lists, t_start, t_end) AS TABLE
+SELECT * FROM block_range_pieces(lists, t_start, t_end, edge_level(t_start, t_end, NULL));

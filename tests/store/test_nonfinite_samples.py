@@ -88,6 +88,16 @@ def test_a_non_monotonic_histogram_is_fixed_as_prometheus_does_and_says_so(store
     assert median.num_fixed_buckets == 1 and median.num_skipped == 0
 
 
+def test_the_overview_headline_fixes_a_non_monotonic_histogram_and_says_so(store):
+    from dashboard.core.selection import TimeRange
+    from dashboard.services.overview import Selection, kpis
+
+    write_samples(store, frame(buckets({"0.1": [0, 10], "0.5": [0, 8], "+Inf": [0, 20]})))
+    k = kpis(store, Selection(TimeRange(T0, T0 + timedelta(seconds=60), 60.0)))
+    assert k.ttft_p50_s == quantile_row(store, 0.5).ttft_s == pytest.approx(0.1)
+    assert k.num_fixed_buckets == 1 and k.num_requests == 20
+
+
 def test_a_store_made_before_the_fix_gets_it_when_opened_for_writing(tmp_path):
     db = tmp_path / "old.duckdb"
     old = store_at_version(db, 7)
