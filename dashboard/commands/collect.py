@@ -89,7 +89,9 @@ def _pull_and_report(collector: Collector, path: Path) -> None:
     except PartialPullError:
         print(f"kvscope collect: {collector.state().last_error}", file=sys.stderr)
         return
-    except Exception:  # noqa: BLE001 (recorded in the state as one redacted line, printed below)
+    except Exception as exc:  # noqa: BLE001 (recorded in the state as one redacted line, printed below)
+        if _is_interrupt(exc):
+            raise KeyboardInterrupt from None
         error, wait_s = collector.state().last_error, collector.interval_s
         print(f"kvscope collect: {error} (retrying in {wait_s:g} s)", file=sys.stderr)
         return
@@ -99,6 +101,15 @@ def _pull_and_report(collector: Collector, path: Path) -> None:
         file=sys.stderr,
     )
     collector.roll_up()
+
+
+def _is_interrupt(exc: Exception) -> bool:
+    """True for Ctrl-C that arrived while DuckDB ran a query.
+
+    NOTE: DuckDB answers SIGINT during a query with RuntimeError("Query interrupted") and no
+    KeyboardInterrupt; taken for a failed pull, it left the loop running, deaf to Ctrl-C.
+    """
+    return isinstance(exc, RuntimeError) and str(exc) == "Query interrupted"
 
 
 def _collector(args: argparse.Namespace) -> Collector:
