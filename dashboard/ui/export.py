@@ -21,6 +21,7 @@ CAPTION_FONT_PX = 11
 CAPTION_LINE_PX = 15
 CAPTION_WRAP_CHARS = 140
 EXPORT_WIDTH_PX, EXPORT_HEIGHT_PX = 1100, 560
+KALEIDO_ATTEMPTS = 3  # a new browser for a page kaleido called before it loaded (_page_was_not_ready)
 
 
 def kvscope_version() -> str:
@@ -88,13 +89,28 @@ def export_png(
 ) -> bytes:
     """PNG bytes of fig with its caption (kaleido + Chromium); RuntimeError with the cause if no browser runs."""
     _use_system_chromium()
-    try:
-        return captioned(fig, caption).to_image(format="png", width=width, height=height, scale=scale)
-    except Exception as exc:  # kaleido raises several types when Chromium is missing or crashes
-        raise RuntimeError(
-            f"PNG export failed (kaleido with {os.environ.get('BROWSER_PATH', 'no browser')}): "
-            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-        ) from exc
+    figure = captioned(fig, caption)
+    for attempt in range(1, KALEIDO_ATTEMPTS + 1):
+        try:
+            return figure.to_image(format="png", width=width, height=height, scale=scale)
+        except Exception as exc:  # kaleido raises several types when Chromium is missing or crashes
+            if attempt < KALEIDO_ATTEMPTS and _page_was_not_ready(exc):
+                continue
+            raise RuntimeError(
+                f"PNG export failed (kaleido with {os.environ.get('BROWSER_PATH', 'no browser')}): "
+                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from exc
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _page_was_not_ready(exc: Exception) -> bool:
+    """True when kaleido called its page's script before the page had loaded it.
+
+    NOTE: kaleido 1.5's tab navigation can take the blank page's script context (or its load
+    event) for its own page's when Chromium is slow to commit, as on a busy machine; the figure
+    is fine, and a new browser renders it. Any other failure is reported at once.
+    """
+    return "kaleido_scopes is not defined" in str(exc)
 
 
 def export_html(fig: go.Figure, caption: str) -> str:
