@@ -162,7 +162,8 @@ def warm_up(progress: Callable[[int, int, str, float], None] = lambda *_: None) 
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
         for old in marker.parent.glob("kvscope-warm-*"):
-            old.unlink(missing_ok=True)
+            if old != marker:  # NOTE: not the current one: a command started meanwhile would warm up again
+                old.unlink(missing_ok=True)
         marker.touch()
     except OSError:
         pass  # NOTE: a read-only install still ran warm; pages will simply warm up again
