@@ -32,8 +32,10 @@ lint: install
 	$(VENV)/bin/ruff check dashboard tests bench
 	$(VENV)/bin/ruff format --check dashboard tests bench scripts
 
-# NOTE: one worker per core (at most 4), each test module on one worker so its fixtures (an app, a
-# VictoriaMetrics, a Ray head) start once; the live Prometheus stack is shared by all (tests/live_stack.py).
+# NOTE: one worker more than cores (at most 4), to fill the tests' waits on servers and browsers;
+# each test module on one worker so its fixtures (a VictoriaMetrics, a Ray head) start once, the
+# browser tests one after another, the slowest modules first (tests/conftest.py, tests/scheduling.py);
+# the live Prometheus stack and the app on the sample are shared by all (tests/shared_process.py).
 test: lint $(RAY_STAMP)
 	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope
 

@@ -24,7 +24,7 @@ from statistics import median
 from bench.bench_overview import render_queries
 from bench.browser_app import App, running_app
 from bench.run import Result, timed_median
-from tests.ui.test_browser import CHROMIUM_FLAGS
+from tests.ui.browser import CHROMIUM_FLAGS
 
 COMMAND = "python -m bench.run bench_overview_browser"
 REPEATS = 5

@@ -3,8 +3,8 @@
 # sample, and the plan picture is `kvscope plan`'s own captioned export.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-.venv/bin/python -m pytest -q -p no:cacheprovider tests/ui/test_browser.py tests/ui/test_whatif_browser.py \
-    tests/ui/test_shared_links.py tests/ui/test_traces_browser.py
+.venv/bin/python -m pytest -q -p no:cacheprovider tests/ui/test_overview_browser.py tests/ui/test_whatif_browser.py \
+    tests/ui/test_shared_links_browser.py tests/ui/test_traces_browser.py
 mkdir -p docs/screenshots
 for name in overview whatif planner-shared traces; do
     cp "test-artifacts/$name.png" "docs/screenshots/$name.png"

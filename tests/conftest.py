@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from dashboard.store.db import Store, open_store
-from tests.live_stack import RUN_DIR_ENV, begin_session, is_session_owner, start_live_stack, stop_live_stack
+from tests.live_stack import start_live_stack
+from tests.sample_store import empty_store
+from tests.scheduling import LongestFirst
+from tests.shared_process import RUN_DIR_ENV, begin_session, is_session_owner, stop_every_shared
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS_DIR = REPO_ROOT / "test-artifacts"
@@ -52,7 +55,7 @@ def mooncake_conversation(traces_dir: Path) -> Path:
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     """A new, migrated DuckDB file in a temp dir."""
-    s = open_store(tmp_path / "kvscope.duckdb")
+    s = open_store(empty_store(tmp_path / "kvscope.duckdb"))
     yield s
     s.close()
 
@@ -69,6 +72,23 @@ def pytest_configure(config: pytest.Config) -> None:
     begin_session()
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one worker more than there are cores ($PYTEST_XDIST_AUTO_NUM_WORKERS still decides).
+
+    NOTE: many tests wait (Prometheus's first scrape, a client's backoff, Chromium drawing, a
+    subprocess's timer); with one worker per core those waits left a fifth of the cores' time
+    idle, and one worker more fills it.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return (os.cpu_count() or 1) + 1
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadscope` with the browser tests in one unit and the longest units first (tests/scheduling.py)."""
+    return LongestFirst(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the live stack early when a collected test needs it: its scrapes pile up meanwhile."""
     needs = {"live_stack", "exporters"}
@@ -79,7 +99,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The main process ends what the session shared; a worker leaves it to the others."""
     if is_session_owner():
-        stop_live_stack()
+        stop_every_shared()
         shutil.rmtree(os.environ[RUN_DIR_ENV], ignore_errors=True)
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.ingest.live import prometheus_binary
-from tests.live_stack import OWNER_PID_ENV, RUN_DIR_ENV, is_alive, stop_live_stack
+from tests.live_stack import stop_live_stack
 from tests.polling import wait_until
+from tests.shared_process import OWNER_PID_ENV, RUN_DIR_ENV, is_alive
 
 REPO = Path(__file__).resolve().parents[1]
 ASK = (

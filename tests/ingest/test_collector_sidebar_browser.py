@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.ingest.bad_servers import GOOD_PAGE, BadServer, send
-from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, running_app
+from tests.ui.browser import CHROMIUM_FLAGS, chromium, running_app
 
 REPO = Path(__file__).resolve().parents[2]
 

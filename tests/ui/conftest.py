@@ -6,12 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.services.sample import load_sample
+from tests.sample_store import sample_store
+from tests.ui.shared_app import sample_app_url
 
 
 @pytest.fixture(scope="session")
 def sample_db(tmp_path_factory) -> Path:
     """The embedded sample in a store, as `make run` loads it. Pages open it read-only: never write it."""
     db = tmp_path_factory.mktemp("ui-sample") / "kvscope.duckdb"
-    load_sample(db)
+    sample_store(db)
     return db
+
+
+@pytest.fixture(scope="session")
+def app_url() -> str:
+    """Streamlit on a store holding the embedded sample: one app for the session (tests/ui/shared_app.py)."""
+    return sample_app_url()

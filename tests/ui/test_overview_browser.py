@@ -1,18 +1,11 @@
 """Issue 13.3: every Overview chart in a real Chromium, with and without the pod filter —
-a screenshot of each, no two tick labels of one axis overlapping, every axis titled."""
+a screenshot of each, no two tick labels of one axis overlapping, every axis titled, no error box."""
 
 from __future__ import annotations
 
 import time
 
-import pytest
-
-from tests.ui.test_browser import (  # noqa: F401 (app_url: fixture)
-    CHROMIUM_FLAGS,
-    app_url,
-    chromium,
-    wait_until_drawn,
-)
+from tests.ui.browser import CHROMIUM_FLAGS, chromium, wait_until_drawn
 
 # For each chart: its title, and per axis the title text and any pair of overlapping tick labels.
 AXIS_CHECK_JS = """
@@ -60,21 +53,64 @@ def settle(page, timeout_s: float = 60) -> None:
 
 
 def open_section(page, section: str) -> None:
-    """Click a section of the page as a user would and wait until its charts are drawn."""
-    if section != SECTIONS[0]:  # the first is the default: shown already, and not in the URL
-        page.locator("[data-testid='stRadio'] label").filter(has_text=section).first.click()
+    """Click a section of the page as a user would (unless it is shown) and wait until its charts are drawn."""
+    chosen = page.locator("[data-testid='stRadio'] label").filter(has_text=section).first
+    if not chosen.locator("input").is_checked():
+        chosen.click()
+        # NOTE: the first section is the default, which the URL leaves out
+        want = "null" if section == SECTIONS[0] else repr(section)
         page.wait_for_function(
-            f"new URLSearchParams(location.search).get('overview_section') === {section!r}", timeout=30_000
+            f"new URLSearchParams(location.search).get('overview_section') === {want}", timeout=30_000
         )
     settle(page)
 
 
-@pytest.mark.parametrize("pod", [None, "vllm-0"], ids=["cluster", "vllm-0"])
-def test_every_chart_is_readable(app_url, artifacts_dir, pod):  # noqa: F811
+ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
+
+
+def pick_pod(page, pod: str) -> None:
+    """Choose one pod in the sidebar's filter as a user would; the caption then names it."""
+    picker = page.locator("[data-testid='stSidebar'] [data-testid='stMultiSelect'] input")
+    picker.click()
+    picker.fill(pod)
+    picker.press("Enter")
+    page.wait_for_function(f"document.body.innerText.includes('{pod} · ')", timeout=60_000)
+    page.keyboard.press("Escape")
+
+
+def walk_sections(page, artifacts_dir, name: str, pod: str | None) -> dict:
+    """Open every section in turn: each chart's axis check and screenshot, the captions, the error boxes."""
+    seen = {"charts": [], "captions": [], "errors": 0, "first": 0, "shots": 0}
+    for section in SECTIONS:
+        open_section(page, section)
+        if pod:
+            page.wait_for_function(
+                f"[...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('{pod}'))"
+                " || [...document.querySelectorAll('.gtitle')].every(t => t.textContent.includes('cluster'))",
+                timeout=60_000,
+            )
+        # NOTE: poll until the run is over (no status widget) so no chart is replaced mid-check
+        page.wait_for_function(IDLE_JS, timeout=60_000)
+        seen["errors"] += page.locator(ERRORS).count()
+        if section == SECTIONS[0]:
+            seen["first"] = page.locator(".js-plotly-plot").count()
+            if not pod:
+                page.screenshot(path=str(artifacts_dir / "overview.png"), full_page=True)
+        seen["charts"] += page.evaluate(AXIS_CHECK_JS)
+        for plot in page.locator(".js-plotly-plot").all():
+            plot.screenshot(path=str(artifacts_dir / f"overview-{name}-chart{seen['shots']}.png"))
+            seen["shots"] += 1
+        seen["captions"] += page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
+    return seen
+
+
+def test_every_chart_is_readable_for_the_cluster_and_for_one_pod_and_no_section_shows_an_error(
+    app_url, artifacts_dir
+):
+    # NOTE: one browser walks every section for the cluster, then again with the pod filter set, as
+    # a user would go on; it also takes the full-page picture README shows.
     from playwright.sync_api import sync_playwright
 
-    name = pod or "cluster"
-    charts, caption, shot = [], [], 0
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
         page = browser.new_page(viewport={"width": 1500, "height": 2600})
@@ -82,36 +118,20 @@ def test_every_chart_is_readable(app_url, artifacts_dir, pod):  # noqa: F811
         page.wait_for_function(
             "document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4", timeout=90_000
         )
-        if pod:  # pick the pod as a user would; the caption and chart titles then name it
-            picker = page.locator("[data-testid='stSidebar'] [data-testid='stMultiSelect'] input")
-            picker.click()
-            picker.fill(pod)
-            picker.press("Enter")
-            page.wait_for_function("document.body.innerText.includes('vllm-0 · ')", timeout=60_000)
-            page.keyboard.press("Escape")
-        for section in SECTIONS:
-            open_section(page, section)
-            if pod:
-                page.wait_for_function(
-                    "[...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('vllm-0'))"
-                    " || [...document.querySelectorAll('.gtitle')].every(t => t.textContent.includes('cluster'))",
-                    timeout=60_000,
-                )
-            # NOTE: poll until the run is over (no status widget) so no chart is replaced mid-check
-            page.wait_for_function(IDLE_JS, timeout=60_000)
-            charts += page.evaluate(AXIS_CHECK_JS)
-            for plot in page.locator(".js-plotly-plot").all():
-                plot.screenshot(path=str(artifacts_dir / f"overview-{name}-chart{shot}.png"))
-                shot += 1
-            caption += page.locator("[data-testid='stCaptionContainer']").all_inner_texts()
+        cluster = walk_sections(page, artifacts_dir, "cluster", None)
+        pick_pod(page, "vllm-0")
+        one_pod = walk_sections(page, artifacts_dir, "vllm-0", "vllm-0")
         browser.close()
-    assert len(charts) >= 13
-    for chart in charts:
-        assert chart["title"], chart
-        for axis in chart["axes"]:
-            assert axis["title"].strip(), (chart["title"], axis["kind"])
-            assert axis["numTicks"] >= 1, (chart["title"], axis)
-            assert not axis["overlaps"], (chart["title"], axis)
-    if pod:
-        assert any("vllm-0 ·" in c for c in caption), caption
-        assert not any(c["title"].startswith("Offload traffic, cluster") for c in charts)
+    for seen in (cluster, one_pod):
+        assert seen["first"] >= 4  # the first section: hit rates and TTFT
+        assert seen["errors"] == 0
+        assert len(seen["charts"]) >= 13
+        for chart in seen["charts"]:
+            assert chart["title"], chart
+            for axis in chart["axes"]:
+                assert axis["title"].strip(), (chart["title"], axis["kind"])
+                assert axis["numTicks"] >= 1, (chart["title"], axis)
+                assert not axis["overlaps"], (chart["title"], axis)
+    assert (artifacts_dir / "overview.png").stat().st_size > 50_000, "screenshot is blank"
+    assert any("vllm-0 ·" in c for c in one_pod["captions"]), one_pod["captions"]
+    assert not any(c["title"].startswith("Offload traffic, cluster") for c in one_pod["charts"])

@@ -36,6 +36,15 @@ def test_planner_plans_the_sample_for_every_default_hardware(monkeypatch, filled
     assert len(at.get("plotly_chart")) == 2  # the curve and TTFT by tier
 
 
+def test_planner_plans_the_embedded_sample_without_a_store(monkeypatch, tmp_path):
+    # NOTE: the browser test that opened the Planner with no store now shares the sample's app
+    # (tests/ui/test_shared_links_browser.py); a store that is not there is checked here instead.
+    at = planner_page(monkeypatch, tmp_path / "absent.duckdb")
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) >= 2
+    assert not (tmp_path / "absent.duckdb").exists()
+
+
 def test_a_shared_url_restores_the_planner_inputs(monkeypatch, filled_db):
     monkeypatch.setenv("KVSCOPE_DB", str(filled_db))
     at = AppTest.from_file(APP, default_timeout=120)

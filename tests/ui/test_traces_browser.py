@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, running_app, wait_until_drawn
+from tests.ui.browser import CHROMIUM_FLAGS, chromium, running_app, wait_until_drawn
 from tests.ui.test_traces_page import SAMPLE, build_two_traces
 
 

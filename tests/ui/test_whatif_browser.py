@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui import test_browser
-from tests.ui.test_browser import CHROMIUM_FLAGS, chromium, wait_until_drawn
-
-app_url = test_browser.app_url  # the fixture: streamlit on a store holding the embedded sample
+from tests.ui.browser import CHROMIUM_FLAGS, chromium, wait_until_drawn
 
 ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
 

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from tests.ui.test_browser import (  # noqa: F401 (app_url: fixture)
-    CHROMIUM_FLAGS,
-    app_url,
-    chromium,
-)
+from tests.ui.browser import CHROMIUM_FLAGS, chromium
 from tests.ui.test_overview_browser import settle
 
 VIEWPORT = {"width": 1500, "height": 2400}
@@ -38,7 +34,7 @@ def reopened(browser, url: str, shot) -> dict:
     return seen
 
 
-def test_an_overview_link_reopens_the_same_pod_range_and_section(app_url, artifacts_dir):  # noqa: F811
+def test_an_overview_link_reopens_the_same_pod_range_and_section(app_url, artifacts_dir):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -70,22 +66,27 @@ def test_an_overview_link_reopens_the_same_pod_range_and_section(app_url, artifa
     assert theirs == mine
 
 
-def test_a_planner_link_reopens_the_same_plan(app_url, artifacts_dir):  # noqa: F811
+def test_a_planner_link_reopens_the_same_plan(app_url, artifacts_dir):
+    # NOTE: it opens a link that already sets an input, so it also checks what the Planner's own
+    # browser test checked (a URL sets the inputs, a changed input lands in the URL) on one app.
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
         page = browser.new_page(viewport=VIEWPORT)
-        page.goto(app_url + "/planner", wait_until="domcontentloaded")
+        page.goto(app_url + "/planner?planner_price=3.5", wait_until="domcontentloaded")
         page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
         price = page.get_by_label("$ per GPU-hour")
+        linked_price = price.input_value()
         price.fill("7.25")
         price.press("Enter")
         page.wait_for_url("**planner_price=7.25**", timeout=60_000)
         settle(page)
         shared, mine = page.url, view(page)
+        num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
         page.screenshot(path=str(artifacts_dir / "planner-shared.png"), full_page=True)
         theirs = reopened(browser, shared, artifacts_dir / "planner-link.png")
         browser.close()
-    assert "7.25" in mine["inputs"]
+    assert linked_price == "3.50"
+    assert "7.25" in mine["inputs"] and num_errors == 0
     assert theirs == mine
