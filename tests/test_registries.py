@@ -21,9 +21,9 @@ from dashboard.engine.readers import READERS
 from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import replay_single_cache, simulate
 from dashboard.engine.routers import ROUTERS
-from dashboard.services.sample import load_sample
 from dashboard.store.db import open_store
 from dashboard.store.queries import list_queries, load_query, run_query
+from tests.sample_store import sample_store as copy_of_sample_store
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -180,7 +180,7 @@ PARAM_VALUES = {
 @pytest.fixture(scope="module")
 def sample_store(tmp_path_factory):
     db = tmp_path_factory.mktemp("registries") / "sample.duckdb"
-    load_sample(db)
+    copy_of_sample_store(db)
     store = open_store(db, read_only=True)
     yield store
     store.close()

@@ -18,7 +18,8 @@ import pytest
 
 from dashboard.cli import command_modules, main
 from dashboard.core.config import SAMPLE_DATA_DIR
-from dashboard.services.sample import load_sample
+from dashboard.services.sample import write_sample
+from tests.sample_store import sample_store
 
 MOONCAKE = [
     {"timestamp": 1000 * i, "input_length": 1024, "output_length": 8, "hash_ids": [0, 1 + i % 3]}
@@ -177,7 +178,7 @@ ROWS = [
 @pytest.fixture(scope="module")
 def sample_db(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("bad-inputs") / "sample.duckdb"
-    load_sample(db)
+    sample_store(db)
     return db
 
 
@@ -265,7 +266,9 @@ def test_a_negative_looking_value_is_kept_as_the_option_value(places, capsys):
 
 def test_the_default_data_folder_is_still_made_on_demand(tmp_path, monkeypatch, capsys):
     # NOTE: `make run` passes --db data/kvscope.duckdb in a fresh clone; only ./data is made.
+    # A 6-minute sample (not the 6-hour one) is enough to make the store; the folder is the point.
+    write_sample(tmp_path / "short", hours=0.1)
     monkeypatch.chdir(tmp_path)
-    assert main(["load-sample", "--db", "data/k.duckdb"]) == 0
+    assert main(["load-sample", "--db", "data/k.duckdb", "--dir", "short"]) == 0
     assert (tmp_path / "data" / "k.duckdb").is_file()
     assert "loaded into data/k.duckdb" in capsys.readouterr().out

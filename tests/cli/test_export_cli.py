@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dashboard.cli import main
-from dashboard.services.sample import load_sample
+from tests.sample_store import sample_store
 
 HIT_RATE = ["hit_rate", "--param", "start=2026-11-30T00:00:00Z", "--param", "end=2026-11-30T03:00:00Z"]
 HIT_RATE += ["--param", "step=1800", "--format", "json"]
@@ -18,7 +18,7 @@ HIT_RATE += ["--param", "step=1800", "--format", "json"]
 @pytest.fixture(scope="module")
 def sample_db(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("export-cli") / "sample.duckdb"
-    load_sample(db)
+    sample_store(db)
     return db
 
 

@@ -24,7 +24,9 @@ from dashboard.store.queries import run_query
 from dashboard.store.writes import write_series_samples
 
 START = datetime(2026, 12, 1)
-HOURS, NUM_PODS, SCRAPE_S = 1.0, 3, 15.0
+# NOTE: 30 s scrapes (not 15 s) halve the pages parsed; each 5-minute window still holds ten
+# scrapes of every name variant, which is what the comparisons below need.
+HOURS, NUM_PODS, SCRAPE_S = 1.0, 3, 30.0
 NEW = Dialect()
 OLD = Dialect(vllm="0.10", epp="gaie")
 MIDDLE = Dialect(vllm="0.20")

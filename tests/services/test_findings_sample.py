@@ -14,6 +14,7 @@ import pytest
 from dashboard.services.findings import change_points, findings
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
+from tests.sample_store import sample_store
 
 REPO = Path(__file__).resolve().parents[2]
 DAY = datetime(2026, 11, 30)
@@ -29,10 +30,7 @@ def kvscope(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def sample_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("findings") / "sample.duckdb"
-    done = kvscope("load-sample", "--db", str(db))
-    assert done.returncode == 0, done.stderr
-    return db
+    return sample_store(tmp_path_factory.mktemp("findings") / "sample.duckdb")
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ import pytest
 from dashboard.core.selection import aligned_range
 from dashboard.services import observed, overview
 from dashboard.services.overview import Selection
-from dashboard.services.sample import load_sample
 from dashboard.store.db import open_store
 from dashboard.store.writes import write_samples
+from tests.sample_store import sample_store
 
 HW, MODEL = "h100-sxm", "llama-3.1-8b"  # the sample's (sample_data/README.md)
 
@@ -22,7 +22,7 @@ HW, MODEL = "h100-sxm", "llama-3.1-8b"  # the sample's (sample_data/README.md)
 @pytest.fixture(scope="module")
 def sample_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("observed") / "kvscope.duckdb"
-    load_sample(path)
+    sample_store(path)
     return path
 
 

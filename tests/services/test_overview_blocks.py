@@ -11,9 +11,9 @@ import pytest
 
 from dashboard.core.selection import Selection, all_data_range, custom_range, time_range
 from dashboard.services import explain, findings, overview
-from dashboard.services.sample import load_sample
 from dashboard.store.blocks import set_rollups
 from dashboard.store.db import open_store
+from tests.sample_store import sample_store
 
 # NOTE: sums of non-integer counters (seconds, predicted tokens) may round differently when added
 # block by block; every other number is equal to the last bit.
@@ -23,7 +23,7 @@ NOT_INTEGRAL = {"epp_predicted", "connector_health", "offload_traffic"}
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     db = tmp_path_factory.mktemp("overview-blocks") / "sample.duckdb"
-    load_sample(db)  # rolls every sample up into blocks
+    sample_store(db)  # the sample as load-sample leaves it: every sample rolled up into blocks
     s = open_store(db)
     yield s
     s.close()

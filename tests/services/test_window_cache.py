@@ -40,13 +40,17 @@ class Recorder:
         return service(self.name)(store, sel)
 
 
-def check_ticks(store, cache: WindowCache, metrics: pd.DataFrame, until, preset_s: float | None) -> list:
-    """Write the sample up to `until` one TICK at a time; after each tick every per-window frame
-    from the cache must equal the direct query. Returns the recorders of the last tick."""
+def check_ticks(
+    store, cache: WindowCache, metrics: pd.DataFrame, history, until, preset_s: float | None
+) -> list:
+    """Write the sample up to `history` at once, then up to `until` one TICK at a time; after the
+    history and after each tick every per-window frame from the cache must equal the direct query.
+    Returns the recorders of the last tick."""
     written = metrics.ts.min() - timedelta(seconds=1)
     recorders = []
     while written < until:
-        upto = written + TICK
+        # NOTE: the history in one write: the ticks after it are what the cache is checked on
+        upto = max(written + TICK, history)
         write_samples(store, metrics[(metrics.ts > written) & (metrics.ts <= upto)])
         roll_up(store)
         written = upto
@@ -68,8 +72,10 @@ def test_each_tick_equals_the_full_query_and_asks_only_for_the_newest_windows(tm
     cache = WindowCache()
     try:
         # NOTE: under 2 h of data "all data" keeps its 60 s step (a longer range gets a new grid)
-        until = metrics.ts.min() + timedelta(minutes=100)
-        recorders = check_ticks(store, cache, metrics, until, preset_s)
+        start = metrics.ts.min()
+        recorders = check_ticks(
+            store, cache, metrics, start + timedelta(minutes=70), start + timedelta(minutes=100), preset_s
+        )
     finally:
         store.close()
     b_start = metrics.ts.min()
@@ -85,7 +91,8 @@ def test_a_late_sample_in_a_kept_window_makes_the_next_tick_ask_again(tmp_path, 
         held_back = (metrics.ts > start + timedelta(minutes=30)) & (
             metrics.ts <= start + timedelta(minutes=31)
         )
-        check_ticks(store, cache, metrics[~held_back], start + timedelta(hours=1), None)
+        hour = start + timedelta(hours=1)
+        check_ticks(store, cache, metrics[~held_back], hour, hour, None)
         write_samples(store, metrics[held_back])  # a backfill into windows the cache kept
         b = overview.bounds(store)
         sel = overview.with_window(store, Selection(all_data_range(b.first_ts, b.last_ts)))
@@ -103,8 +110,9 @@ def test_a_new_series_makes_the_next_tick_ask_again(tmp_path, metrics):
     try:
         start = metrics.ts.min()
         pods = metrics.labels.map(lambda d: dict(d).get("pod"))
-        check_ticks(store, cache, metrics[pods != "vllm-7"], start + timedelta(hours=1), None)
-        write_samples(store, metrics[(pods == "vllm-7") & (metrics.ts <= start + timedelta(hours=1))])
+        hour = start + timedelta(hours=1)
+        check_ticks(store, cache, metrics[pods != "vllm-7"], hour, hour, None)
+        write_samples(store, metrics[(pods == "vllm-7") & (metrics.ts <= hour)])
         b = overview.bounds(store)
         sel = overview.with_window(store, Selection(all_data_range(b.first_ts, b.last_ts)))
         rec = Recorder("kv_usage")

@@ -8,13 +8,16 @@ import sys
 import time
 from pathlib import Path
 
-from dashboard.services.sample import store_is_empty
+import pyarrow.parquet as pq
+
+from dashboard.services.sample import store_is_empty, write_sample
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
 from tests.ingest.live import free_port
 from tests.sim.test_serve_sim import wait_for_port
 
 REPO = Path(__file__).resolve().parents[2]
+TABLES = ("requests", "annotations")
 
 
 def kvscope(*args: str) -> subprocess.CompletedProcess:
@@ -24,16 +27,22 @@ def kvscope(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_load_sample_if_empty_loads_once(tmp_path):
+    # NOTE: a 6-minute sample from the same generator (not the 6-hour one, whose loading the
+    # session's sample store already does): what is checked is that a filled store is left alone.
+    write_sample(tmp_path / "short", hours=0.1)
     db = tmp_path / "k.duckdb"
-    first = kvscope("load-sample", "--db", str(db), "--if-empty")
+    load = ("load-sample", "--db", str(db), "--dir", str(tmp_path / "short"), "--if-empty")
+    first = kvscope(*load)
     assert first.returncode == 0, first.stderr
-    second = kvscope("load-sample", "--db", str(db), "--if-empty")
+    second = kvscope(*load)
     assert second.returncode == 0 and "already holds" in second.stdout
     store = open_store(db, read_only=True)
     counts = run_query(store, "store_counts").iloc[0]
     store.close()
-    assert counts.num_annotations == 3  # loaded once, not twice
-    assert counts.num_requests > 0 and counts.num_samples > 0
+    written = {name: pq.read_table(tmp_path / "short" / f"{name}.parquet").num_rows for name in TABLES}
+    assert counts.num_requests == written["requests"] > 0  # loaded once, not twice
+    assert counts.num_annotations == written["annotations"]
+    assert counts.num_samples > 0
 
 
 def test_a_fresh_store_counts_as_empty(tmp_path):

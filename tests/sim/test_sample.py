@@ -9,11 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from dashboard.core.config import SAMPLE_DATA_DIR
-from dashboard.services.sample import FILES, load_sample, write_sample
+from dashboard.services.sample import FILES, write_sample
 from dashboard.sim.exporter import TTFT_BUCKETS
 from dashboard.sim.scenario import sample_story
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
+from tests.sample_store import sample_store as copy_of_sample_store
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +88,7 @@ def test_prefix_counters_are_token_weighted_like_vllm(short_story):
 @pytest.fixture(scope="module")
 def sample_store(tmp_path_factory):
     db = tmp_path_factory.mktemp("sample") / "s.duckdb"
-    load_sample(db)
+    copy_of_sample_store(db)
     store = open_store(db, read_only=True)
     yield store
     store.close()

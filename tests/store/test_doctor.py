@@ -7,7 +7,9 @@ cut short, with bytes overwritten inside the blocks of two tables, or not DuckDB
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -21,8 +23,8 @@ import duckdb
 import pytest
 
 from dashboard.cli import main
-from dashboard.services.sample import load_sample
 from dashboard.store.db import open_store
+from tests.sample_store import sample_store
 
 HEADER_BYTES = 3 * 4096  # DuckDB's file header and two database headers
 MOONCAKE = '{"timestamp": 0, "input_length": 1024, "output_length": 8, "hash_ids": [0, 1]}\n'
@@ -31,7 +33,7 @@ MOONCAKE = '{"timestamp": 0, "input_length": 1024, "output_length": 8, "hash_ids
 @pytest.fixture(scope="module")
 def healthy_db(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("doctor") / "sample.duckdb"
-    load_sample(db)
+    sample_store(db)
     return db
 
 
@@ -147,10 +149,13 @@ def _no_holder() -> Iterator[None]:
 
 
 def doctor(*args: str) -> tuple[int, str, str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "dashboard", "doctor", *args], capture_output=True, text=True, timeout=300
-    )
-    return proc.returncode, proc.stdout, proc.stderr
+    """`kvscope doctor` through its entry point, in this process: (exit code, stdout, stderr)."""
+    # NOTE: in this process like the commands above, not a new one each (a Python start costs
+    # more than the check); the store is still another process's when a test holds it open.
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["doctor", *args])
+    return code, out.getvalue(), err.getvalue()
 
 
 def test_doctor_reports_a_healthy_store_as_ok_with_every_table(healthy_db):

@@ -14,11 +14,11 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pytest
 
-from dashboard.services.sample import load_sample
 from dashboard.store.console import run_sql
 from dashboard.store.db import Store, open_store
 from dashboard.store.parquet import MANIFEST, export_parquet, open_parquet_source
 from dashboard.store.queries import list_queries, load_query, run_query
+from tests.sample_store import sample_store
 
 # Values for the queries' required parameters (start and end come from the store's own bounds).
 PARAM_VALUES = {
@@ -34,7 +34,7 @@ PARAM_VALUES = {
 @pytest.fixture(scope="module")
 def sample_db(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("parquet") / "sample.duckdb"
-    load_sample(db)
+    sample_store(db)
     return db
 
 

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.services import whatif
 from dashboard.services.traces import import_trace
 from dashboard.store.db import open_store
+from tests.sample_store import copy_of
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGE = "app_pages/traces.py"
@@ -55,13 +56,16 @@ def run_sql(at: AppTest, sql: str) -> AppTest:
 
 def build_two_traces(folder: Path) -> Path:
     """A store with the embedded sample (sessions known) imported first, then a 3-request Mooncake trace."""
-    tiny = folder / "tiny.jsonl"
+    return copy_of("two-traces", _import_two_traces, folder / "kvscope.duckdb")
+
+
+def _import_two_traces(db: Path) -> None:
+    tiny = db.with_name("tiny.jsonl")
     tiny.write_bytes(TINY)
-    store = open_store(folder / "kvscope.duckdb")
+    store = open_store(db)
     import_trace(store, SAMPLE, "canonical", "sample")
     import_trace(store, tiny, "mooncake", "tiny")
     store.close()
-    return store.path
 
 
 @pytest.fixture
