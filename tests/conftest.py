@@ -52,6 +52,20 @@ def mooncake_conversation(traces_dir: Path) -> Path:
     return traces_dir / "mooncake-fast25" / "conversation_trace.jsonl"
 
 
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the worker's browser tests; each test opens its pages in contexts
+    of its own (no cookies, storage or Streamlit session shared) and closes them.
+
+    NOTE: the browser tests run one after another on one worker (tests/scheduling.py); a Chromium
+    and a Playwright driver started for each cost a second of both cores every time.
+    """
+    from tests.ui.browser import launched_chromium
+
+    with launched_chromium() as chromium:
+        yield chromium
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     """A new, migrated DuckDB file in a temp dir."""

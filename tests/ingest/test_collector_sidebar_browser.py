@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.ingest.bad_servers import GOOD_PAGE, BadServer, send
-from tests.ui.browser import CHROMIUM_FLAGS, chromium, running_app
+from tests.ui.browser import running_app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,20 +29,16 @@ def live_app(tmp_path):
         server.stop()
 
 
-def test_the_sidebar_shows_a_collector_error_without_a_reload(live_app):
-    from playwright.sync_api import sync_playwright
-
+def test_the_sidebar_shows_a_collector_error_without_a_reload(browser, live_app):
     url, server = live_app
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
-        page = browser.new_page(viewport={"width": 1400, "height": 1200})
-        page.goto(url + "/?sidebar_refresh=off", wait_until="domcontentloaded")
-        sidebar = page.locator("[data-testid='stSidebar']")
-        sidebar.get_by_text("Collector: last pull", exact=False).first.wait_for(timeout=60_000)
-        assert sidebar.get_by_text("answered HTTP 500", exact=False).count() == 0
-        server.set("/metrics", send("boom\n", 500, "text/plain"))  # the page is not reloaded after this
-        error = sidebar.get_by_text("answered HTTP 500", exact=False).first
-        error.wait_for(timeout=30_000)
-        text = error.inner_text()
-        browser.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto(url + "/?sidebar_refresh=off", wait_until="domcontentloaded")
+    sidebar = page.locator("[data-testid='stSidebar']")
+    sidebar.get_by_text("Collector: last pull", exact=False).first.wait_for(timeout=60_000)
+    assert sidebar.get_by_text("answered HTTP 500", exact=False).count() == 0
+    server.set("/metrics", send("boom\n", 500, "text/plain"))  # the page is not reloaded after this
+    error = sidebar.get_by_text("answered HTTP 500", exact=False).first
+    error.wait_for(timeout=30_000)
+    text = error.inner_text()
+    page.context.close()
     assert f"scrape of pod-a at {server.url('/metrics')} answered HTTP 500" in text

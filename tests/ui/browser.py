@@ -27,6 +27,19 @@ CHROMIUM_FLAGS = (
 )
 
 
+@contextmanager
+def launched_chromium() -> Iterator:
+    """The system Chromium under Playwright, closed on exit."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 def chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path is None:

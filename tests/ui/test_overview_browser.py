@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from tests.ui.browser import CHROMIUM_FLAGS, chromium, wait_until_drawn
+from tests.ui.browser import wait_until_drawn
 
 # For each chart: its title, and per axis the title text and any pair of overlapping tick labels.
 AXIS_CHECK_JS = """
@@ -105,23 +105,19 @@ def walk_sections(page, artifacts_dir, name: str, pod: str | None) -> dict:
 
 
 def test_every_chart_is_readable_for_the_cluster_and_for_one_pod_and_no_section_shows_an_error(
-    app_url, artifacts_dir
+    browser, app_url, artifacts_dir
 ):
     # NOTE: one browser walks every section for the cluster, then again with the pod filter set, as
     # a user would go on; it also takes the full-page picture README shows.
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
-        page = browser.new_page(viewport={"width": 1500, "height": 2600})
-        page.goto(app_url, wait_until="domcontentloaded")
-        page.wait_for_function(
-            "document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4", timeout=90_000
-        )
-        cluster = walk_sections(page, artifacts_dir, "cluster", None)
-        pick_pod(page, "vllm-0")
-        one_pod = walk_sections(page, artifacts_dir, "vllm-0", "vllm-0")
-        browser.close()
+    page = browser.new_page(viewport={"width": 1500, "height": 2600})
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.wait_for_function(
+        "document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4", timeout=90_000
+    )
+    cluster = walk_sections(page, artifacts_dir, "cluster", None)
+    pick_pod(page, "vllm-0")
+    one_pod = walk_sections(page, artifacts_dir, "vllm-0", "vllm-0")
+    page.context.close()
     for seen in (cluster, one_pod):
         assert seen["first"] >= 4  # the first section: hit rates and TTFT
         assert seen["errors"] == 0

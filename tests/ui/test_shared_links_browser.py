@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from tests.ui.browser import CHROMIUM_FLAGS, chromium
 from tests.ui.test_overview_browser import settle
 
 VIEWPORT = {"width": 1500, "height": 2400}
@@ -34,31 +33,27 @@ def reopened(browser, url: str, shot) -> dict:
     return seen
 
 
-def test_an_overview_link_reopens_the_same_pod_range_and_section(app_url, artifacts_dir):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
-        page = browser.new_page(viewport=VIEWPORT)
-        page.goto(app_url, wait_until="domcontentloaded")
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=90_000)
-        picker = page.locator("[data-testid='stSidebar'] [data-testid='stMultiSelect'] input")
-        picker.click()
-        picker.fill("vllm-0")
-        picker.press("Enter")
-        page.keyboard.press("Escape")
-        page.wait_for_function("location.search.includes('sidebar_pods=vllm-0')", timeout=60_000)
-        page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(
-            has_text="Time range"
-        ).click()
-        page.get_by_role("option", name="last 1 h").click()
-        page.wait_for_function("location.search.includes('sidebar_range=')", timeout=60_000)
-        page.locator("[data-testid='stRadio'] label").filter(has_text="KV tiers & routing").first.click()
-        page.wait_for_function("location.search.includes('overview_section=')", timeout=60_000)
-        settle(page)
-        shared, mine = page.url, view(page)
-        theirs = reopened(browser, shared, artifacts_dir / "overview-link.png")
-        browser.close()
+def test_an_overview_link_reopens_the_same_pod_range_and_section(browser, app_url, artifacts_dir):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=90_000)
+    picker = page.locator("[data-testid='stSidebar'] [data-testid='stMultiSelect'] input")
+    picker.click()
+    picker.fill("vllm-0")
+    picker.press("Enter")
+    page.keyboard.press("Escape")
+    page.wait_for_function("location.search.includes('sidebar_pods=vllm-0')", timeout=60_000)
+    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(
+        has_text="Time range"
+    ).click()
+    page.get_by_role("option", name="last 1 h").click()
+    page.wait_for_function("location.search.includes('sidebar_range=')", timeout=60_000)
+    page.locator("[data-testid='stRadio'] label").filter(has_text="KV tiers & routing").first.click()
+    page.wait_for_function("location.search.includes('overview_section=')", timeout=60_000)
+    settle(page)
+    shared, mine = page.url, view(page)
+    theirs = reopened(browser, shared, artifacts_dir / "overview-link.png")
+    page.context.close()
     params = parse_qs(urlsplit(shared).query)
     assert params["sidebar_pods"] == ["vllm-0"] and params["sidebar_range"] == ["last 1 h"]
     assert params["overview_section"] == ["KV tiers & routing"]
@@ -66,27 +61,23 @@ def test_an_overview_link_reopens_the_same_pod_range_and_section(app_url, artifa
     assert theirs == mine
 
 
-def test_a_planner_link_reopens_the_same_plan(app_url, artifacts_dir):
+def test_a_planner_link_reopens_the_same_plan(browser, app_url, artifacts_dir):
     # NOTE: it opens a link that already sets an input, so it also checks what the Planner's own
     # browser test checked (a URL sets the inputs, a changed input lands in the URL) on one app.
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
-        page = browser.new_page(viewport=VIEWPORT)
-        page.goto(app_url + "/planner?planner_price=3.5", wait_until="domcontentloaded")
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
-        price = page.get_by_label("$ per GPU-hour")
-        linked_price = price.input_value()
-        price.fill("7.25")
-        price.press("Enter")
-        page.wait_for_url("**planner_price=7.25**", timeout=60_000)
-        settle(page)
-        shared, mine = page.url, view(page)
-        num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
-        page.screenshot(path=str(artifacts_dir / "planner-shared.png"), full_page=True)
-        theirs = reopened(browser, shared, artifacts_dir / "planner-link.png")
-        browser.close()
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(app_url + "/planner?planner_price=3.5", wait_until="domcontentloaded")
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
+    price = page.get_by_label("$ per GPU-hour")
+    linked_price = price.input_value()
+    price.fill("7.25")
+    price.press("Enter")
+    page.wait_for_url("**planner_price=7.25**", timeout=60_000)
+    settle(page)
+    shared, mine = page.url, view(page)
+    num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
+    page.screenshot(path=str(artifacts_dir / "planner-shared.png"), full_page=True)
+    theirs = reopened(browser, shared, artifacts_dir / "planner-link.png")
+    page.context.close()
     assert linked_price == "3.50"
     assert "7.25" in mine["inputs"] and num_errors == 0
     assert theirs == mine

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui.browser import CHROMIUM_FLAGS, chromium, wait_until_drawn
+from tests.ui.browser import wait_until_drawn
 
 ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
 
@@ -19,38 +19,37 @@ def command_lines(page) -> str:
     return page.locator("[data-testid='stCode']").last.inner_text()
 
 
-def test_a_compared_set_of_scenarios_reopens_from_its_link_in_a_fresh_browser(app_url, artifacts_dir):
-    from playwright.sync_api import sync_playwright
+def test_a_compared_set_of_scenarios_reopens_from_its_link_in_a_fresh_browser(
+    browser, app_url, artifacts_dir
+):
+    page = browser.new_page(viewport={"width": 1500, "height": 4600})
+    page.goto(app_url + "/whatif", wait_until="domcontentloaded")
+    wait_for_comparison(page)
+    page.locator("[data-testid='stRadio'] label").filter(has_text="3").click()
+    page.wait_for_url("**whatif_n=3**", timeout=60_000)
+    wait_for_comparison(page)
+    page.locator(".st-key-whatif_s2_pods input").fill("4")  # Streamlit marks each keyed widget
+    page.locator(".st-key-whatif_s1_cpu input").fill("12000")
+    page.get_by_role("button", name="Run comparison").click()
+    page.wait_for_url("**whatif_s2_pods=4**", timeout=60_000)
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-testid=stCode]')].some(e => e.innerText.includes('--pods 4'))",
+        timeout=120_000,
+    )
+    wait_for_comparison(page)
+    shared, shown = page.url, command_lines(page)
+    num_errors = page.locator(ERRORS).count()
+    page.screenshot(path=str(artifacts_dir / "whatif.png"), full_page=True)
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), args=list(CHROMIUM_FLAGS))
-        page = browser.new_page(viewport={"width": 1500, "height": 4600})
-        page.goto(app_url + "/whatif", wait_until="domcontentloaded")
-        wait_for_comparison(page)
-        page.locator("[data-testid='stRadio'] label").filter(has_text="3").click()
-        page.wait_for_url("**whatif_n=3**", timeout=60_000)
-        wait_for_comparison(page)
-        page.locator(".st-key-whatif_s2_pods input").fill("4")  # Streamlit marks each keyed widget
-        page.locator(".st-key-whatif_s1_cpu input").fill("12000")
-        page.get_by_role("button", name="Run comparison").click()
-        page.wait_for_url("**whatif_s2_pods=4**", timeout=60_000)
-        page.wait_for_function(
-            "[...document.querySelectorAll('[data-testid=stCode]')].some(e => e.innerText.includes('--pods 4'))",
-            timeout=120_000,
-        )
-        wait_for_comparison(page)
-        shared, shown = page.url, command_lines(page)
-        num_errors = page.locator(ERRORS).count()
-        page.screenshot(path=str(artifacts_dir / "whatif.png"), full_page=True)
-
-        fresh = browser.new_context(viewport={"width": 1500, "height": 2400})
-        other = fresh.new_page()
-        other.goto(shared, wait_until="domcontentloaded")
-        wait_for_comparison(other)
-        reopened = command_lines(other)
-        reopened_pods = other.locator(".st-key-whatif_s2_pods input").input_value()
-        num_reopened_errors = other.locator(ERRORS).count()
-        browser.close()
+    fresh = browser.new_context(viewport={"width": 1500, "height": 2400})
+    other = fresh.new_page()
+    other.goto(shared, wait_until="domcontentloaded")
+    wait_for_comparison(other)
+    reopened = command_lines(other)
+    reopened_pods = other.locator(".st-key-whatif_s2_pods input").input_value()
+    num_reopened_errors = other.locator(ERRORS).count()
+    page.context.close()
+    fresh.close()
     assert "whatif_s1_cpu=12000" in shared and num_errors == 0 == num_reopened_errors
     assert (
         shown.count("kvscope replay") == 3
