@@ -20,10 +20,10 @@ from dashboard.engine.policies import policy_info
 from dashboard.engine.policies.dispatch import block_tie_keys, next_use_of_accesses
 from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
 from dashboard.engine.policies.lru import replay_lru_single
-from dashboard.engine.policies.state import BlockInfo, make_state
+from dashboard.engine.policies.state import BlockInfo, CacheSnapshot, CacheState, make_state, snapshot
 from dashboard.engine.sessions import session_structure
 
-__all__ = ["LearnedOptions", "replay_single_cache", "simulate", "block_hit_ratio"]
+__all__ = ["LearnedOptions", "replay_single_cache", "simulate", "cache_snapshots", "block_hit_ratio"]
 
 
 def block_hit_ratio(hits: np.ndarray, trace: Trace) -> float:
@@ -61,7 +61,8 @@ def _keys_from_probabilities(trace: Trace, options: LearnedOptions) -> np.ndarra
 
 def request_features(trace: Trace, parent: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, ...]:
     """(turn, idle s since the session's previous request or −1, prompt growth in blocks, input
-    tokens, output tokens, type code) per request: what the learned policy predicts from."""
+    tokens, type code) per request: what the learned policy predicts from. Never the request's
+    own output length: that is known only after decoding."""
     sizes = np.diff(trace.offsets)
     has_parent = parent >= 0
     previous = np.maximum(parent, 0)
@@ -72,7 +73,6 @@ def request_features(trace: Trace, parent: np.ndarray, turns: np.ndarray) -> tup
         idle.astype(np.float64),
         growth.astype(np.int64),
         trace.input_tokens.astype(np.int64),
-        trace.output_tokens.astype(np.int64),
         trace.type_codes.astype(np.int64),
     )
 
@@ -169,6 +169,32 @@ def simulate(
     learned: LearnedOptions | None = None,
 ) -> ReplayOutcome:
     """Replay trace through config's pods × tiers and router; events restart pods or switch routers."""
+    return _simulate(trace, config, events, learned)[0]
+
+
+def cache_snapshots(
+    trace: Trace,
+    config: ClusterConfig,
+    events: tuple[ClusterEvent, ...] = (),
+    learned: LearnedOptions | None = None,
+    upto: int | None = None,
+) -> list[CacheSnapshot]:
+    """What each cache (pod × tier, pod-major, then the router's views) holds after the replay.
+
+    upto=N stops after the first N requests, every input still worked out from the whole trace:
+    the state a full replay passes through after N (the causality tests compare it).
+    """
+    st = _simulate(trace, config, events, learned, upto)[1]
+    return [snapshot(st, c) for c in range(st.cap.shape[0])]
+
+
+def _simulate(
+    trace: Trace,
+    config: ClusterConfig,
+    events: tuple[ClusterEvent, ...],
+    learned: LearnedOptions | None,
+    upto: int | None = None,
+) -> tuple[ReplayOutcome, CacheState]:
     tier_ids = _check_config(config)
     segs, restarts = _schedule(config, events)
     infos = [routers.router_info(r.name) for _, r in segs]
@@ -189,16 +215,18 @@ def simulate(
         affinity = np.zeros(trace.num_requests, np.int32)
     reads_keys = any(policy_info(nm).reads_block_keys for nm in set(names))
     gpu = [t for t in config.tiers if t.name == "gpu"] or [config.tiers[0]]
+    n = trace.num_requests if upto is None else int(upto)
+    accesses = int(trace.offsets[n])
     out = run_cluster(
-        trace.arrival_s,
-        trace.offsets,
-        trace.block_ids,
-        trace.input_tokens,
-        trace.output_tokens,
+        trace.arrival_s[:n],
+        trace.offsets[: n + 1],
+        trace.block_ids[:accesses],
+        trace.input_tokens[:n],
+        trace.output_tokens[:n],
         trace.block_tokens,
-        keys,
-        next_use,
-        affinity,
+        keys[:n],
+        next_use[:accesses],
+        affinity[:n],
         st,
         _block_info(trace, reads_keys),
         num_pods,
@@ -217,10 +245,10 @@ def simulate(
         reads_keys,
     )
     pod, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
-    return ReplayOutcome(
+    outcome = ReplayOutcome(
         pod=pod,
         hit_blocks=hit_blocks,
-        num_blocks=np.diff(trace.offsets).astype(np.int32),
+        num_blocks=np.diff(trace.offsets[: n + 1]).astype(np.int32),
         cached_tokens=cached,
         queue_s=queue_s,
         load_s=load_s,
@@ -230,3 +258,4 @@ def simulate(
         stored_blocks=stored,
         predicted_hit_ratio=predicted,
     )
+    return outcome, st

@@ -1,9 +1,9 @@
 """Learned continuation policy in the spirit of LPC (Yang et al., NeurIPS 2025).
 
 Each request i gets a continuation probability p_i = P(its session sends another request within
-`horizon_s`), estimated ONLINE from the past of the trace only. A request has one value in each
-feature group (turn number, idle time since the session's previous request, prompt growth over
-that request, input and output length, request type); each value keeps the continuation rate of
+`horizon_s`), estimated ONLINE from what is known when it arrives. A request has one value in
+each feature group (turn number, idle time since the session's previous request, prompt growth
+over that request, input length, request type); each value keeps the continuation rate of
 the resolved requests that had it (a request resolves when its session's next request arrives
 within the horizon, or when the horizon passes without one), shrunk towards the global rate with
 `prior_weight` pseudo-requests. The groups' evidence adds in log-odds (naive Bayes): one sparse
@@ -13,6 +13,9 @@ requests keeps its highest score. Eviction order: lowest current score first; ti
 first, then larger block id. Because the decay is the same exponential for every block, the
 order at any time equals the order of the static key log p_i + t_i / decay_s, which is what the
 lazy min-heap holds (k1; k2 = tie).
+
+Online means a request's own output length is never read: it is known only after decoding,
+after the request's blocks were scored (tests/engine/test_learned_causality.py).
 """
 
 from __future__ import annotations
@@ -30,10 +33,9 @@ NAME = "learned"
 DESCRIPTION = "LPC-style learned continuation score (online, past only) with exponential idle decay"
 IDLE_EDGES_S = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 INPUT_EDGES = (1000, 2000, 4000, 8000, 16000, 32000, 64000)  # tokens
-OUTPUT_EDGES = (10, 50, 100, 200, 400, 800)  # tokens
 NUM_TURN, NUM_IDLE, NUM_GROWTH, NUM_TYPE = 6, len(IDLE_EDGES_S) + 2, 4, 9
-NUM_INPUT, NUM_OUTPUT = len(INPUT_EDGES) + 1, len(OUTPUT_EDGES) + 1
-GROUP_SIZES = (NUM_TURN, NUM_IDLE, NUM_GROWTH, NUM_INPUT, NUM_OUTPUT, NUM_TYPE)
+NUM_INPUT = len(INPUT_EDGES) + 1
+GROUP_SIZES = (NUM_TURN, NUM_IDLE, NUM_GROWTH, NUM_INPUT, NUM_TYPE)
 NUM_GROUPS = len(GROUP_SIZES)
 NUM_VALUES = sum(GROUP_SIZES)
 
@@ -65,13 +67,12 @@ def feature_values(
     idle_s: np.ndarray,
     growth_blocks: np.ndarray,
     input_tokens: np.ndarray,
-    output_tokens: np.ndarray,
     type_code: np.ndarray,
 ) -> np.ndarray:
     """Per request, its value index in each group (int64 [n, NUM_GROUPS], indexes unique across groups).
 
     turn {0,1,2,3-4,5-8,9+}; idle (none = −1, then the 6 edges); growth {≤1,≤4,≤16,more} blocks;
-    input and output tokens by their edges; type (unknown = −1, then codes 0-7, capped).
+    input tokens by their edges; type (unknown = −1, then codes 0-7, capped).
     """
     n = turn.shape[0]
     out = np.zeros((n, NUM_GROUPS), np.int64)
@@ -83,7 +84,6 @@ def feature_values(
             0 if idle_s[i] < 0.0 else 1 + _bin(idle_s[i], IDLE_EDGES_S),
             0 if g <= 1 else (1 if g <= 4 else (2 if g <= 16 else 3)),
             _bin(input_tokens[i], INPUT_EDGES),
-            _bin(output_tokens[i], OUTPUT_EDGES),
             min(max(type_code[i] + 1, 0), NUM_TYPE - 1),
         )
         offset = 0

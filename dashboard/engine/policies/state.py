@@ -37,6 +37,10 @@ PREV, NEXT = 0, 1
 
 CacheState = namedtuple("CacheState", "where link lsize k1 k2 hk1 hk2 hblk hsize cap pol param")
 BlockInfo = namedtuple("BlockInfo", "score next_use tie")  # global per-block keys, see dispatch.py
+# One cache's whole state: (block, where flag, k1, k2) of every block it holds or remembers, by
+# block id; each list's members oldest first; list sizes and the policy's params. Equal
+# snapshots behave alike from then on.
+CacheSnapshot = namedtuple("CacheSnapshot", "blocks lists counts")
 
 
 def make_state(
@@ -72,6 +76,26 @@ def make_state(
     for c in range(num_caches):
         empty_lists(st, c)  # NOTE: where is already zeros; clearing it again would touch every page
     return st
+
+
+def snapshot(st: CacheState, c: int) -> CacheSnapshot:
+    """Cache c's state as plain tuples (heap entries stand for their blocks' keys)."""
+    held = np.flatnonzero(st.where[:, c])
+    keyed = st.k1.shape[1] > 0
+    blocks = tuple(
+        (int(b), int(st.where[b, c]), float(st.k1[c, b]) if keyed else 0.0, int(st.k2[c, b]) if keyed else 0)
+        for b in held
+    )
+    base = st.link.shape[1] - NUM_LISTS
+    lists = []
+    for lst in range(NUM_LISTS):  # NOTE: heap policies count in lsize but never link: their lists stay empty
+        members, b = [], int(st.link[c, base + lst, PREV])
+        while b != base + lst:
+            members.append(b)
+            b = int(st.link[c, b, PREV])
+        lists.append(tuple(members))
+    sizes = tuple(int(x) for x in st.lsize[c])
+    return CacheSnapshot(blocks, tuple(lists), sizes + (int(st.param[c, 0]), int(st.param[c, 1])))
 
 
 @njit(cache=True, _nrt=False)
