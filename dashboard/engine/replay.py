@@ -20,7 +20,8 @@ from dashboard.engine.policies import policy_info
 from dashboard.engine.policies.dispatch import block_tie_keys, next_use_of_accesses
 from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
 from dashboard.engine.policies.lru import replay_lru_single
-from dashboard.engine.policies.state import BlockInfo, CacheSnapshot, CacheState, make_state, snapshot
+from dashboard.engine.policies.state import BlockInfo, CacheSnapshot, CacheState, snapshot
+from dashboard.engine.policies.state_pool import give_back, take_state
 from dashboard.engine.sessions import session_structure
 
 __all__ = ["LearnedOptions", "replay_single_cache", "simulate", "cache_snapshots", "block_hit_ratio"]
@@ -108,7 +109,7 @@ def _state(trace: Trace, caps: list[int], names: list[str]) -> tuple:
     )
     ids = np.array([policy_info(nm).policy_id for nm in names], np.int64)
     key_blocks = n_blocks if any(policy_info(nm).keeps_block_keys for nm in names) else 0
-    return make_state(np.array(caps, np.int64), ids, n_blocks, heap_slots, key_blocks)
+    return take_state(np.array(caps, np.int64), ids, n_blocks, heap_slots, key_blocks)
 
 
 def replay_single_cache(
@@ -169,7 +170,9 @@ def simulate(
     learned: LearnedOptions | None = None,
 ) -> ReplayOutcome:
     """Replay trace through config's pods × tiers and router; events restart pods or switch routers."""
-    return _simulate(trace, config, events, learned)[0]
+    outcome, st = _simulate(trace, config, events, learned)
+    give_back(st)
+    return outcome
 
 
 def cache_snapshots(
@@ -185,7 +188,9 @@ def cache_snapshots(
     the state a full replay passes through after N (the causality tests compare it).
     """
     st = _simulate(trace, config, events, learned, upto)[1]
-    return [snapshot(st, c) for c in range(st.cap.shape[0])]
+    snapshots = [snapshot(st, c) for c in range(st.cap.shape[0])]
+    give_back(st)
+    return snapshots
 
 
 def _simulate(

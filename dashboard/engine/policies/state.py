@@ -99,6 +99,26 @@ def snapshot(st: CacheState, c: int) -> CacheSnapshot:
 
 
 @njit(cache=True, _nrt=False)
+def reset_state(st: CacheState) -> None:
+    """Empty every cache in O(what it holds): the where flags of list members and heap entries, then the lists.
+
+    What stays behind is never read: a block's links and keys are written when it enters a cache
+    (insert) before any read, and heap slots past hsize are dead.
+    """
+    base = st.link.shape[1] - NUM_LISTS
+    for c in range(st.cap.shape[0]):
+        for lst in range(NUM_LISTS):
+            sentinel = base + lst
+            b = st.link[c, sentinel, NEXT]
+            while b != sentinel:
+                st.where[b, c] = 0
+                b = st.link[c, b, NEXT]
+        for i in range(st.hsize[c]):  # every block a heap policy holds has a live entry
+            st.where[st.hblk[c, i], c] = 0
+        empty_lists(st, c)
+
+
+@njit(cache=True, _nrt=False)
 def clear_cache(st: CacheState, c: int) -> None:
     """Empty cache c: no resident blocks, empty lists, empty heap."""
     for b in range(st.where.shape[0]):
