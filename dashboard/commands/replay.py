@@ -17,7 +17,7 @@ from dashboard.core import profiles
 from dashboard.engine.policies import policy_names
 from dashboard.engine.routers import router_names
 from dashboard.engine.summary import ReplaySummary
-from dashboard.services.replay import ReplayRequest, run_replay
+from dashboard.services.replay import ReplayRequest, cluster_config, run_replay
 
 NAME = "replay"
 HELP = "replay a trace through pods, tiers, an eviction policy and a router"
@@ -77,7 +77,6 @@ def run(args: argparse.Namespace) -> int:
     if args.save is not None:
         check_store_writable(db_path(args))  # NOTE: a bad --db is refused before the replay runs
     trace = load_trace(args)
-    ensure_compiled()
     req = ReplayRequest(
         num_pods=args.pods,
         router=args.router,
@@ -90,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         scorer_weights=scorer_weights(args.scorer_weights),
     )
+    cluster_config(req, trace.block_tokens)  # NOTE: bad flags are refused before any compiling
+    ensure_compiled()
     summary = run_replay(trace, req)
     if args.save is not None:
         _save(args, summary)

@@ -79,9 +79,10 @@ def run(args: argparse.Namespace) -> int:
         check_store_writable(path)  # NOTE: a bad --db fails before the sweep runs
     grid = read_grid(args.grid)
     trace = load_trace(args)
-    ensure_compiled()
-    # NOTE: every configuration is checked before the progress bar starts, so an error is one line.
+    # NOTE: every configuration is checked before compiling and before the progress bar starts,
+    # so an error is one line.
     check_requests(grid.requests, trace.block_tokens, where=args.grid)
+    ensure_compiled()
     started = time.perf_counter()
     results: dict[int, ReplaySummary] = {}
     # NOTE: the executor starts its workers or joins its cluster (or fails in one line) before the bar.

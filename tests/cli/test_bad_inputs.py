@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dashboard.cli import command_modules, main
+from dashboard.commands import _common
 from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.services.sample import write_sample
 from tests.sample_store import sample_store
@@ -209,12 +210,20 @@ def places(tmp_path, sample_db) -> dict[str, str]:
     }
 
 
+def _no_compiling(*args, **kwargs):
+    raise AssertionError("compiling before the bad input was refused")
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.line[:70])
-def test_bad_input_is_one_line_on_stderr_and_exit_2(row, places, sample_db, capsys):
+def test_bad_input_is_one_line_on_stderr_and_exit_2(row, places, sample_db, capsys, monkeypatch):
+    # Bad input is refused before any kernel compiles: on a cold cache, compiling would print its
+    # progress first and take half a minute before the error.
+    monkeypatch.setattr(_common, "warm_up", _no_compiling)
+    monkeypatch.setattr(_common, "is_warm", lambda: False)
     argv = [a.format(**places) for a in row.argv]
     before = digest(sample_db)
     code = main(argv)
