@@ -11,7 +11,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.polling import wait_until
+from tests.shared_process import free_port, is_alive
 
 RAY = Path(sys.executable).parent / "ray"
 STARTED = "Ray runtime started."
@@ -64,12 +64,6 @@ def ray_binary() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return RAY
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager
@@ -124,16 +118,8 @@ def _stop(head: RayHead) -> None:
         os.killpg(head.process.pid, signal.SIGKILL)
         head.process.wait()
     deadline = time.monotonic() + 20
-    while (alive := {p for p in started if _running(p)}) and time.monotonic() < deadline:
+    while (alive := {p for p in started if is_alive(p)}) and time.monotonic() < deadline:
         time.sleep(0.2)
     for pid in alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive, f"Ray processes outlived their head: {sorted(alive)}"
-
-
-def _running(pid: int) -> bool:
-    """Whether pid is a live process (a zombie waiting to be reaped is not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False

@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -109,6 +110,13 @@ def _spawn(info: Path, module: str, timeout_s: float) -> None:
             )
         assert time.monotonic() < deadline, f"{module} did not start in {timeout_s:g} s (log: {log.name})"
         time.sleep(0.1)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def is_alive(pid: int) -> bool:

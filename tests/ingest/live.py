@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import ssl
 import subprocess
 import threading
@@ -19,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+
+from tests.shared_process import free_port
 
 TTFT_BUCKETS = (
     0.001,
@@ -44,12 +45,6 @@ TTFT_BUCKETS = (
     640.0,
     2560.0,
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def prometheus_binary() -> str:

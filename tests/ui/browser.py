@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.shared_process import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_FLAGS = (
@@ -58,12 +59,6 @@ DRAWN_JS = (
 def wait_until_drawn(page, timeout_ms: int = 60_000) -> None:
     """A readiness poll before a picture: the script run has ended and every chart has its plot layer."""
     page.wait_for_function(DRAWN_JS, timeout=timeout_ms)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for(url: str, timeout_s: float = 60) -> None:
