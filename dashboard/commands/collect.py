@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -77,9 +78,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"stored {stored:,} new samples in {db_path(args)}", file=sys.stderr)
         collector.roll_up()
         return 0
+    _stop_on_signals()
     while True:
         _pull_and_report(collector, db_path(args))
         time.sleep(collector.interval_s)
+
+
+def _stop_on_signals() -> None:
+    """Ctrl-C, and SIGTERM from systemd or Kubernetes, end the loop with its one line.
+
+    NOTE: set explicitly: a collector started in the background by a script (`kvscope collect &`)
+    inherits SIGINT ignored, and its loop then ran on past every `kill -INT`.
+    """
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.default_int_handler)
 
 
 def _pull_and_report(collector: Collector, path: Path) -> None:

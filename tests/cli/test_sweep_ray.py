@@ -15,7 +15,7 @@ from dashboard.services.saved_replays import list_replays, load_replay
 from dashboard.services.sweep_executors import EXECUTORS
 from dashboard.store.db import open_store
 from tests.conftest import REPO_ROOT
-from tests.ray_head import free_port, ray_head
+from tests.ray_head import free_port, ray_binary, ray_head
 
 # 4 configs: a seeded random router and the EPP's prefix scorer, two policies, HBM and a CPU tier.
 GRID = (
@@ -83,6 +83,7 @@ def test_ray_sweep_equals_the_local_sweep_figure_for_figure_and_row_for_row(
 
 
 def test_an_address_nobody_answers_at_is_one_line_and_exit_2(grid, mooncake_conversation, capsys):
+    ray_binary()  # NOTE: without the ray extra the error is the one the next test checks
     address = f"127.0.0.1:{free_port()}"
     code = main(
         ["sweep", str(mooncake_conversation), "--grid", str(grid), "--no-save"]

@@ -93,7 +93,8 @@ class Lines:
         return self.seen if len(self.seen) >= count else []
 
 
-def collect_loop(db: Path, *targets: str) -> subprocess.Popen:
+def collect_loop(db: Path, *targets: str, inherit_sigint_ignored: bool = False) -> subprocess.Popen:
+    """`kvscope collect` every 1 s; optionally started as `&` in a script starts it, SIGINT ignored."""
     cmd = [
         sys.executable,
         "-m",
@@ -107,14 +108,23 @@ def collect_loop(db: Path, *targets: str) -> subprocess.Popen:
         *targets,
     ]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen(
-        cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if inherit_sigint_ignored else None
+    try:
+        return subprocess.Popen(
+            cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
-def stop(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=30)
+def stop(proc: subprocess.Popen, sig: signal.Signals = signal.SIGINT) -> int:
+    proc.send_signal(sig)
+    try:
+        return proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
 
 
 def test_collect_loop_stores_the_good_target_and_goes_on_past_a_malformed_one(server, tmp_path):
@@ -141,6 +151,19 @@ def test_collect_loop_prints_no_stored_line_after_a_failed_pull(server, tmp_path
         stop(proc)
     assert all("answered HTTP 500" in line and "retrying in 1 s" in line for line in lines[:2])
     assert not any("stored" in line for line in lines[:2])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_collect_loop_stops_on_a_signal_even_when_started_with_sigint_ignored(server, tmp_path, sig):
+    # NOTE: `make test &` or a CI runner starting the suite in the background hands every child
+    # SIGINT ignored; the loop ran on past Ctrl-C then (and this module's tests hung 30 s each).
+    proc = collect_loop(tmp_path / "e.duckdb", f"a={server.url('/good')}", inherit_sigint_ignored=True)
+    lines = _reader(proc, 1)
+    wait_until(lines, "the first pull", 60)
+    assert stop(proc, sig) == 130
+    wait_until(
+        lambda: any(line.endswith("kvscope collect: interrupted") for line in lines()), "its last line"
+    )
 
 
 def _reader(proc: subprocess.Popen, count: int):
