@@ -8,6 +8,8 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from dashboard.commands._common import add_db_argument, db_path
@@ -68,20 +70,25 @@ def run(args: argparse.Namespace) -> int:
     collector = _collector(args)
     if args.insecure_skip_verify:
         print("kvscope collect: warning: TLS verification is off", file=sys.stderr)
-    if args.once:
-        try:
-            stored = collector.pull_once()
-        except ConnectionError:  # NOTE: the state holds the error as one redacted line
-            raise ConnectionError(collector.state().last_error) from None
-        except ValueError:
-            raise ValueError(collector.state().last_error) from None
-        print(f"stored {stored:,} new samples in {db_path(args)}", file=sys.stderr)
-        collector.roll_up()
-        return 0
-    _stop_on_signals()
-    while True:
-        _pull_and_report(collector, db_path(args))
-        time.sleep(collector.interval_s)
+    with _query_interrupts_as_ctrl_c():
+        if args.once:
+            return _pull_once(collector, db_path(args))
+        _stop_on_signals()
+        while True:
+            _pull_and_report(collector, db_path(args))
+            time.sleep(collector.interval_s)
+
+
+def _pull_once(collector: Collector, path: Path) -> int:
+    try:
+        stored = collector.pull_once()
+    except ConnectionError:  # NOTE: the state holds the error as one redacted line
+        raise ConnectionError(collector.state().last_error) from None
+    except ValueError:
+        raise ValueError(collector.state().last_error) from None
+    print(f"stored {stored:,} new samples in {path}", file=sys.stderr)
+    collector.roll_up()
+    return 0
 
 
 def _stop_on_signals() -> None:
@@ -103,7 +110,7 @@ def _pull_and_report(collector: Collector, path: Path) -> None:
         return
     except Exception as exc:  # noqa: BLE001 (recorded in the state as one redacted line, printed below)
         if _is_interrupt(exc):
-            raise KeyboardInterrupt from None
+            raise
         error, wait_s = collector.state().last_error, collector.interval_s
         print(f"kvscope collect: {error} (retrying in {wait_s:g} s)", file=sys.stderr)
         return
@@ -115,12 +122,23 @@ def _pull_and_report(collector: Collector, path: Path) -> None:
     collector.roll_up()
 
 
-def _is_interrupt(exc: Exception) -> bool:
-    """True for Ctrl-C that arrived while DuckDB ran a query.
+@contextmanager
+def _query_interrupts_as_ctrl_c() -> Iterator[None]:
+    """Ctrl-C that arrived while DuckDB ran a query ends the command like any other Ctrl-C.
 
     NOTE: DuckDB answers SIGINT during a query with RuntimeError("Query interrupted") and no
-    KeyboardInterrupt; taken for a failed pull, it left the loop running, deaf to Ctrl-C.
+    KeyboardInterrupt. Taken for a failed pull, it left the loop running, deaf to Ctrl-C; in the
+    roll-up after a pull, it ended the command with a traceback and exit 1.
     """
+    try:
+        yield
+    except RuntimeError as exc:
+        if _is_interrupt(exc):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _is_interrupt(exc: Exception) -> bool:
     return isinstance(exc, RuntimeError) and str(exc) == "Query interrupted"
 
 

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.cli import main
 from dashboard.ingest.scrape import Target
+from dashboard.services import collector as collector_module
 from dashboard.services.collector import Collector
 from dashboard.store.db import open_store
 from tests.ingest.bad_servers import CHOKING_PAGE, GOOD_PAGE, BadServer, send
@@ -164,6 +166,44 @@ def test_collect_loop_stops_on_a_signal_even_when_started_with_sigint_ignored(se
     wait_until(
         lambda: any(line.endswith("kvscope collect: interrupted") for line in lines()), "its last line"
     )
+
+
+# NOTE: ~2 s of DuckDB work. DuckDB notices a SIGINT at once or, now and then, only when the
+# query ends; either way it raises RuntimeError("Query interrupted") from the query.
+SLOW_QUERY = "SELECT count(*) FROM range(1000000000) t(i) WHERE i % 7 = 3"
+
+
+@pytest.mark.parametrize("once", [False, True], ids=["loop", "--once"])
+def test_ctrl_c_inside_the_roll_up_query_is_an_interrupt_not_a_traceback(
+    server, tmp_path, monkeypatch, capsys, once
+):
+    # NOTE: a real SIGINT lands while DuckDB runs a query after the pull (the roll-up made slow);
+    # DuckDB turns it into RuntimeError("Query interrupted"), which ended the command with a traceback.
+    real_roll_up = collector_module.roll_up
+
+    def slow_roll_up(store):
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        store.cursor().execute(SLOW_QUERY).fetchall()
+        real_roll_up(store)
+
+    monkeypatch.setattr(collector_module, "roll_up", slow_roll_up)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    args = [
+        "collect",
+        "--db",
+        str(tmp_path / "f.duckdb"),
+        "--interval",
+        "1s",
+        "--scrape",
+        server.url("/good"),
+    ]
+    try:
+        code = main(args + (["--once"] if once else []))
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    assert code == 130
+    assert capsys.readouterr().err.splitlines()[-1] == "kvscope collect: interrupted"
 
 
 def _reader(proc: subprocess.Popen, count: int):
