@@ -188,6 +188,9 @@ def test_ctrl_c_inside_the_roll_up_query_is_an_interrupt_not_a_traceback(
 
     monkeypatch.setattr(collector_module, "roll_up", slow_roll_up)
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(
+        signal.SIGINT, signal.default_int_handler
+    )  # NOTE: as a terminal hands it, even under `make test &`
     args = [
         "collect",
         "--db",
