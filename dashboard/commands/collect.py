@@ -110,7 +110,7 @@ def _pull_and_report(collector: Collector, path: Path) -> None:
         return
     except Exception as exc:  # noqa: BLE001 (recorded in the state as one redacted line, printed below)
         if _is_interrupt(exc):
-            raise
+            raise  # NOTE: Ctrl-C, not a failed pull: run() ends the command
         error, wait_s = collector.state().last_error, collector.interval_s
         print(f"kvscope collect: {error} (retrying in {wait_s:g} s)", file=sys.stderr)
         return

@@ -96,7 +96,7 @@ class Lines:
 
 
 def collect_loop(db: Path, *targets: str, inherit_sigint_ignored: bool = False) -> subprocess.Popen:
-    """`kvscope collect` every 1 s; optionally started as `&` in a script starts it, SIGINT ignored."""
+    """`kvscope collect` every 1 s; inherit_sigint_ignored starts it as a script's `&` does."""
     cmd = [
         sys.executable,
         "-m",
@@ -188,18 +188,10 @@ def test_ctrl_c_inside_the_roll_up_query_is_an_interrupt_not_a_traceback(
 
     monkeypatch.setattr(collector_module, "roll_up", slow_roll_up)
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    signal.signal(
-        signal.SIGINT, signal.default_int_handler
-    )  # NOTE: as a terminal hands it, even under `make test &`
-    args = [
-        "collect",
-        "--db",
-        str(tmp_path / "f.duckdb"),
-        "--interval",
-        "1s",
-        "--scrape",
-        server.url("/good"),
-    ]
+    # NOTE: SIGINT as a terminal hands it, also when the suite itself runs in the background
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    db = str(tmp_path / "f.duckdb")
+    args = ["collect", "--db", db, "--interval", "1s", "--scrape", server.url("/good")]
     try:
         code = main(args + (["--once"] if once else []))
     finally:
