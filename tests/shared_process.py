@@ -112,11 +112,34 @@ def _spawn(info: Path, module: str, timeout_s: float) -> None:
         time.sleep(0.1)
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
+# NOTE: a port the kernel picks for bind(0) comes from the ephemeral range, where every outgoing
+# connection (scrapes, Chromium, HTTP clients) also takes its local port: between the probe and a
+# child's own bind, one of them took it ("Address already in use" under load). Ports below that
+# range are never handed out so, and the session's processes take them in turn from one counter.
+PORTS = range(20_000, 32_000)
+
+
+def free_port(count: int = 1) -> int:
+    """The first of `count` consecutive free ports on 127.0.0.1, handed to no other caller this session."""
+    with session_lock("ports"):
+        counter = run_dir() / "ports.next"
+        start = int(counter.read_text()) if counter.exists() else PORTS.start
+        for _ in range(len(PORTS)):
+            first = start if start + count <= PORTS.stop else PORTS.start
+            start = first + count
+            if all(_bindable(port) for port in range(first, first + count)):
+                counter.write_text(str(start))
+                return first
+    raise AssertionError(f"no {count} consecutive free ports on 127.0.0.1 in {PORTS}")
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def is_alive(pid: int) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -15,25 +14,6 @@ from tests.polling import wait_until
 REPO = Path(__file__).resolve().parents[2]
 
 
-def free_port_run(count: int) -> int:
-    """The first of `count` consecutive free ports on 127.0.0.1 (serve-sim takes P … P+N)."""
-    for _ in range(50):
-        first = free_port()
-        sockets = []
-        try:
-            for port in range(first, first + count):
-                s = socket.socket()
-                sockets.append(s)
-                s.bind(("127.0.0.1", port))
-            return first
-        except OSError:
-            continue
-        finally:
-            for s in sockets:
-                s.close()
-    raise AssertionError(f"no {count} consecutive free ports on 127.0.0.1")
-
-
 @dataclass
 class SimCluster:
     """serve-sim's pods vllm-0 … and its EPP, each at /metrics on its own port."""
@@ -44,7 +24,7 @@ class SimCluster:
     proc: subprocess.Popen | None = None
 
     def __post_init__(self) -> None:
-        self.port = free_port_run(self.num_pods + 1)
+        self.port = free_port(self.num_pods + 1)  # serve-sim takes P … P+N
 
     def targets(self) -> dict[str, int]:
         """pod label → port, as serve-sim's own --prometheus-config labels them."""

@@ -52,7 +52,7 @@ def test_a_fresh_store_counts_as_empty(tmp_path):
 
 
 def test_serve_sim_exits_cleanly_on_sigint():
-    port = free_port()
+    port = free_port(2)  # a pod and the EPP: P … P+1
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -62,7 +62,7 @@ def wait_for_reset_seen(prom_url: str, pod: str, timeout_s: float = 90) -> None:
 
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory):
-    port = free_port()
+    port = free_port(3)  # 2 pods and the EPP: P … P+2
     config = tmp_path_factory.mktemp("sim") / "prometheus.yml"
     proc = subprocess.Popen(
         [
