@@ -10,8 +10,16 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.services.sample import load_sample
 from dashboard.store.db import open_store
 from tests.shared_process import run_dir, session_lock
@@ -38,3 +46,30 @@ def sample_store(dest: Path) -> Path:
 def empty_store(dest: Path) -> Path:
     """A new, migrated store at dest; returns dest."""
     return copy_of("empty", lambda path: open_store(path).close(), dest)
+
+
+class SampleRows:
+    """The embedded sample's metric rows as Arrow, selectable by masks over `ts` and `pod` as a frame is.
+
+    NOTE: the sample as pandas costs 4 s (a list of label pairs per row); as Arrow it costs 0.2 s and
+    write_samples takes it as the interchange loader hands it over.
+    """
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.ts = pd.Series(table.column("ts").to_numpy())
+        self.pod = pd.Series(
+            pc.map_lookup(table.column("labels"), "pod", "first").to_numpy(zero_copy_only=False)
+        )
+
+    def __getitem__(self, mask: pd.Series) -> SampleRows:
+        return SampleRows(self.table.filter(pa.array(np.asarray(mask))))
+
+
+def sample_rows(minutes: float | None = None) -> SampleRows:
+    """The embedded sample's metric rows, or only its first `minutes`."""
+    table = pq.read_table(SAMPLE_DATA_DIR / "metrics.parquet")
+    if minutes is not None:
+        first = pc.min(table["ts"]).as_py()
+        table = table.filter(pc.field("ts") <= first + timedelta(minutes=minutes))
+    return SampleRows(table)

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dashboard.core.types import SeriesSamples
+from dashboard.store.arrow_series import grouped_map_rows
 from dashboard.store.blocks import WrittenSpan, has_blocks, keep_blocks, roll_up
 from dashboard.store.db import Store
 from dashboard.store.queries import execute_write
@@ -190,9 +191,12 @@ LABELS_TYPE = pa.map_(pa.string(), pa.string())
 # NOTE: only a sample's value is a string followed by `]`, so an `le="+Inf"` label is left as it is.
 def _grouped(samples: pa.Table | pd.DataFrame, where: str) -> SeriesSamples:
     """(ts, metric, labels, value) rows → SeriesSamples; labels may be dicts, maps or structs."""
-    frame = (
-        _as_arrow(samples, SAMPLE_COLUMNS, where).to_pandas() if isinstance(samples, pa.Table) else samples
-    )
+    if isinstance(samples, pa.Table):
+        table = _as_arrow(samples, SAMPLE_COLUMNS, where)
+        grouped = grouped_map_rows(table, where)
+        if grouped is not None:
+            return grouped
+    frame = table.to_pandas() if isinstance(samples, pa.Table) else samples
     missing = [c for c in SAMPLE_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{where}: missing column(s) {', '.join(missing)}")

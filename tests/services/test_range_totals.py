@@ -8,11 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pandas as pd
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import pytest
 
-from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.core.selection import Selection, TimeRange, all_data_range, time_range
 from dashboard.services import headline, overview, range_totals
 from dashboard.services.range_totals import RangeCache
@@ -20,6 +17,7 @@ from dashboard.store.blocks import roll_up, set_rollups
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
 from dashboard.store.writes import write_samples
+from tests.sample_store import SampleRows, sample_rows
 from tests.store.messy import messy_frame
 
 START = datetime(2026, 3, 2)
@@ -43,11 +41,9 @@ def messy(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def metrics() -> pd.DataFrame:
+def metrics() -> SampleRows:
     """The sample's first 70 minutes (the ticks write 50)."""
-    table = pq.read_table(SAMPLE_DATA_DIR / "metrics.parquet")
-    first = pc.min(table["ts"]).as_py()
-    return table.filter(pc.field("ts") <= first + timedelta(minutes=70)).to_pandas()
+    return sample_rows(minutes=70)
 
 
 def pieces(store, start, end, pods=None) -> pd.DataFrame:
@@ -151,7 +147,7 @@ def test_each_tick_equals_the_whole_range_and_reads_only_the_newest_part(
     try:
         written = metrics.ts.min() - timedelta(seconds=1)
         for _ in range(10):
-            write_samples(store, metrics[(metrics.ts > written) & (metrics.ts <= written + TICK)])
+            write_samples(store, metrics[(metrics.ts > written) & (metrics.ts <= written + TICK)].table)
             roll_up(store)
             written += TICK
             reads.calls.clear()
@@ -176,16 +172,16 @@ def read_again_after(tmp_path, monkeypatch, metrics, late: str) -> None:
     cache, reads = RangeCache(), Reads()
     monkeypatch.setattr(range_totals, "read", reads)
     start, end = metrics.ts.min(), metrics.ts.min() + timedelta(hours=1)
-    pod7 = metrics.labels.map(lambda d: dict(d).get("pod")) == "vllm-7"
+    pod7 = metrics.pod == "vllm-7"
     held_back = (metrics.ts > start + timedelta(minutes=30)) & (metrics.ts <= start + timedelta(minutes=31))
     try:
-        write_samples(store, metrics[~held_back & ~pod7 & (metrics.ts <= end)])
+        write_samples(store, metrics[~held_back & ~pod7 & (metrics.ts <= end)].table)
         sel, _ = tick(store, cache, None)
         if late == "backfill":  # NOTE: into the kept part
-            write_samples(store, metrics[held_back & ~pod7])
+            write_samples(store, metrics[held_back & ~pod7].table)
         else:  # NOTE: a pod seen the first time, its samples all after the kept part
             write_samples(
-                store, metrics[pod7 & (metrics.ts > end - timedelta(seconds=30)) & (metrics.ts <= end)]
+                store, metrics[pod7 & (metrics.ts > end - timedelta(seconds=30)) & (metrics.ts <= end)].table
             )
         reads.calls.clear()
         sel, got = tick(store, cache, None)

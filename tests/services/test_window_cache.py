@@ -6,23 +6,22 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 
-from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.core.selection import Selection, all_data_range, time_range
 from dashboard.services import explain, overview
 from dashboard.services.window_cache import PER_WINDOW, WindowCache
 from dashboard.store.blocks import roll_up
 from dashboard.store.db import open_store
 from dashboard.store.writes import write_samples
+from tests.sample_store import SampleRows, sample_rows
 
 TICK = timedelta(minutes=10)
 
 
 @pytest.fixture(scope="module")
-def metrics() -> pd.DataFrame:
-    return pq.read_table(SAMPLE_DATA_DIR / "metrics.parquet").to_pandas()
+def metrics() -> SampleRows:
+    return sample_rows()
 
 
 def service(name: str):
@@ -41,7 +40,7 @@ class Recorder:
 
 
 def check_ticks(
-    store, cache: WindowCache, metrics: pd.DataFrame, history, until, preset_s: float | None
+    store, cache: WindowCache, metrics: SampleRows, history, until, preset_s: float | None
 ) -> list:
     """Write the sample up to `history` at once, then up to `until` one TICK at a time; after the
     history and after each tick every per-window frame from the cache must equal the direct query.
@@ -51,7 +50,7 @@ def check_ticks(
     while written < until:
         # NOTE: the history in one write: the ticks after it are what the cache is checked on
         upto = max(written + TICK, history)
-        write_samples(store, metrics[(metrics.ts > written) & (metrics.ts <= upto)])
+        write_samples(store, metrics[(metrics.ts > written) & (metrics.ts <= upto)].table)
         roll_up(store)
         written = upto
         b = overview.bounds(store)
@@ -93,7 +92,7 @@ def test_a_late_sample_in_a_kept_window_makes_the_next_tick_ask_again(tmp_path, 
         )
         hour = start + timedelta(hours=1)
         check_ticks(store, cache, metrics[~held_back], hour, hour, None)
-        write_samples(store, metrics[held_back])  # a backfill into windows the cache kept
+        write_samples(store, metrics[held_back].table)  # a backfill into windows the cache kept
         b = overview.bounds(store)
         sel = overview.with_window(store, Selection(all_data_range(b.first_ts, b.last_ts)))
         rec = Recorder("hit_rate")
@@ -109,10 +108,10 @@ def test_a_new_series_makes_the_next_tick_ask_again(tmp_path, metrics):
     cache = WindowCache()
     try:
         start = metrics.ts.min()
-        pods = metrics.labels.map(lambda d: dict(d).get("pod"))
+        pods = metrics.pod
         hour = start + timedelta(hours=1)
         check_ticks(store, cache, metrics[pods != "vllm-7"], hour, hour, None)
-        write_samples(store, metrics[(pods == "vllm-7") & (metrics.ts <= hour)])
+        write_samples(store, metrics[(pods == "vllm-7") & (metrics.ts <= hour)].table)
         b = overview.bounds(store)
         sel = overview.with_window(store, Selection(all_data_range(b.first_ts, b.last_ts)))
         rec = Recorder("kv_usage")
