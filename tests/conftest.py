@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from pathlib import Path
@@ -64,6 +65,21 @@ def browser():
 
     with launched_chromium() as chromium:
         yield chromium
+
+
+@pytest.fixture(scope="session", autouse=True)
+def components_scanned_once():
+    """Streamlit's scan for installed components, done once per worker instead of once per AppTest.
+
+    NOTE: each new AppTest reads the metadata of every installed package (~0.14 s of CPU, a few
+    hundred times a session); the installed packages cannot change while the tests run.
+    """
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
+    yield
+    manifest_scanner.scan_component_manifests = scan
 
 
 @pytest.fixture
