@@ -1,6 +1,6 @@
 """Arrow tables with map labels are grouped into the same series, in the same order, as the per-row
 path groups their pandas rows: pair order, repeated pairs, null and empty maps, null values, sliced
-and chunked columns, aware timestamps and integer values included."""
+and chunked columns, aware timestamps, integer values and missing values included."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ ROWS = st.lists(
 )
 
 
-def table_of(rows, aware: bool, integer: bool) -> pa.Table:
+def table_of(rows, aware: bool, integer: bool, holes: bool = False) -> pa.Table:
     start = datetime(2026, 1, 1, tzinfo=UTC if aware else None)
     return pa.table(
         {
@@ -34,7 +34,10 @@ def table_of(rows, aware: bool, integer: bool) -> pa.Table:
             ),
             "metric": pa.array([m for m, _ in rows], pa.string()),
             "labels": pa.array([p for _, p in rows], LABELS_TYPE),
-            "value": pa.array(range(len(rows)), pa.int64() if integer else pa.float64()),
+            "value": pa.array(
+                [None if holes and i % 4 == 1 else i for i in range(len(rows))],
+                pa.int64() if integer else pa.float64(),
+            ),
         }
     )
 
@@ -52,9 +55,9 @@ def assert_same_series(table: pa.Table) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(rows=ROWS, aware=st.booleans(), integer=st.booleans(), cut=st.integers(0, 5))
-def test_generated_tables_group_as_the_per_row_path_groups_them(rows, aware, integer, cut):
-    table = table_of(rows, aware, integer)
+@given(rows=ROWS, aware=st.booleans(), integer=st.booleans(), holes=st.booleans(), cut=st.integers(0, 5))
+def test_generated_tables_group_as_the_per_row_path_groups_them(rows, aware, integer, holes, cut):
+    table = table_of(rows, aware, integer, holes)
     assert_same_series(table)
     # sliced and split into chunks: offsets no longer start at zero in each chunk
     sliced = table.slice(min(cut, table.num_rows))
