@@ -191,12 +191,13 @@ LABELS_TYPE = pa.map_(pa.string(), pa.string())
 # NOTE: only a sample's value is a string followed by `]`, so an `le="+Inf"` label is left as it is.
 def _grouped(samples: pa.Table | pd.DataFrame, where: str) -> SeriesSamples:
     """(ts, metric, labels, value) rows → SeriesSamples; labels may be dicts, maps or structs."""
+    frame = samples
     if isinstance(samples, pa.Table):
         table = _as_arrow(samples, SAMPLE_COLUMNS, where)
-        grouped = grouped_map_rows(table, where)
+        grouped = grouped_map_rows(table, where)  # NOTE: the interchange files' shape, without pandas
         if grouped is not None:
             return grouped
-    frame = table.to_pandas() if isinstance(samples, pa.Table) else samples
+        frame = table.to_pandas()
     missing = [c for c in SAMPLE_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{where}: missing column(s) {', '.join(missing)}")
