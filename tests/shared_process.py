@@ -112,11 +112,26 @@ def _spawn(info: Path, module: str, timeout_s: float) -> None:
         time.sleep(0.1)
 
 
+def ephemeral_ports() -> range:
+    """The kernel's range for the local ports of outgoing connections (and of bind to port 0)."""
+    low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+    return range(int(low), int(high) + 1)
+
+
+def _ports_outside(ephemeral: range, size: int = 12_000) -> range:
+    """size ports just below the ephemeral range, else just above it, else where most are free."""
+    if ephemeral.start - 1024 >= size // 4:
+        return range(max(1024, ephemeral.start - size), ephemeral.start)
+    if 65536 - ephemeral.stop >= size // 4:
+        return range(ephemeral.stop, min(65536, ephemeral.stop + size))
+    return range(20_000, 20_000 + size)  # NOTE: no room outside it: the counter still keeps callers apart
+
+
 # NOTE: a port the kernel picks for bind(0) comes from the ephemeral range, where every outgoing
 # connection (scrapes, Chromium, HTTP clients) also takes its local port: between the probe and a
-# child's own bind, one of them took it ("Address already in use" under load). Ports below that
+# child's own bind, one of them took it ("Address already in use" under load). Ports outside that
 # range are never handed out so, and the session's processes take them in turn from one counter.
-PORTS = range(20_000, 32_000)
+PORTS = _ports_outside(ephemeral_ports())
 _private_next = PORTS.start + os.getpid() % len(PORTS)
 
 
