@@ -8,6 +8,7 @@ open. A copy of a store is the same store: DuckDB keeps nothing of a file's path
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Callable
 from datetime import timedelta
@@ -58,8 +59,12 @@ class SampleRows:
     def __init__(self, table: pa.Table) -> None:
         self.table = table
         self.ts = pd.Series(table.column("ts").to_numpy())
-        self.pod = pd.Series(
-            pc.map_lookup(table.column("labels"), "pod", "first").to_numpy(zero_copy_only=False)
+
+    @functools.cached_property
+    def pod(self) -> pd.Series:
+        """Each row's `pod` label (None without one); looked up only where a test selects by it."""
+        return pd.Series(
+            pc.map_lookup(self.table.column("labels"), "pod", "first").to_numpy(zero_copy_only=False)
         )
 
     def __getitem__(self, mask: pd.Series) -> SampleRows:
