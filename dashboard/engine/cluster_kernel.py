@@ -7,7 +7,7 @@ from numba import njit
 
 from dashboard.engine import routers as R
 from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_push
-from dashboard.engine.policies.dispatch import access, contains, insert, touch
+from dashboard.engine.policies.dispatch import contains, insert, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
 
 
@@ -110,18 +110,23 @@ def serve_request(
             hit_row[tier_ids[t]] += 1
             k += 1
     num_hits, stored = k, 0
-    for k in range(m - 1, -1, -1):
+    k = m - 1
+    while k >= 0:
         b = blocks[k]
-        tick += 1
-        if refresh_info:  # only the oracle and learned policies read these keys
-            info.next_use[b] = next_use[k]
-            info.score[b] = max(info.score[b], score)
-        if contains(st, first, b):
-            touch(st, first, b, tick, info)
+        j = run_start(st, first, blocks, k) if contains(st, first, b) else -1
+        for q in range(k, (j if j >= 0 else k) - 1, -1):  # the run j..k, or block k alone when absent
+            tick += 1
+            if refresh_info:  # only the oracle and learned policies read these keys
+                info.next_use[blocks[q]] = next_use[q]
+                info.score[blocks[q]] = max(info.score[blocks[q]], score)
+        if j >= 0:
+            touch_run(st, first, blocks, j, k, tick, info)
+            k = j - 1
             continue
         if k < num_hits and hit_tier[k] > 0 and contains(st, first + hit_tier[k], b):
             touch(st, first + hit_tier[k], b, tick, info)
         stored += insert_cascade(st, first, num_tiers, b, tick, info, enable_offload)
+        k -= 1
     return stored, tick
 
 
@@ -302,8 +307,15 @@ def replay_requests(
             hit_tier,
         )
         if view_base >= 0:
-            for k in range(hi - lo - 1, -1, -1):
-                access(st, view_base + pod, blocks[k], tick, info)
+            view, k = view_base + pod, hi - lo - 1
+            while k >= 0:
+                if contains(st, view, blocks[k]):
+                    j = run_start(st, view, blocks, k)
+                    touch_run(st, view, blocks, j, k, tick, info)
+                    k = j - 1
+                else:
+                    insert(st, view, blocks[k], tick, info)
+                    k -= 1
         done = split_tokens(hit_blocks[i], block_tokens, input_tokens[i], cached[i])
         load_s[i] = cached[i, 1] * lat[2] + cached[i, 2] * lat[3]
         prefill_s[i] = prefill_seconds(lat, input_tokens[i] - done, input_tokens[i])

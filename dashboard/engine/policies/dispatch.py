@@ -42,6 +42,23 @@ def touch(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
         _touch_other(st, c, b, tick, info)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def run_start(st: CacheState, c: int, blocks: np.ndarray, k: int) -> int:
+    """First index j of the run blocks[j..k] that touch_run may touch at once (k for every policy but LRU)."""
+    if st.pol[c] == lru.POLICY_ID:
+        return lru.run_start(st, c, blocks, k)
+    return k
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def touch_run(st: CacheState, c: int, blocks: np.ndarray, j: int, k: int, tick: int, info: tuple) -> None:
+    """Record hits on resident blocks[k], blocks[k-1], … blocks[j] in that order (j from run_start)."""
+    if st.pol[c] == lru.POLICY_ID:
+        lru.hit_run(st, c, blocks, j, k)
+    else:
+        _touch_other(st, c, blocks[k], tick, info)
+
+
 @njit(cache=True, _nrt=False)
 def _touch_other(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     p = st.pol[c]

@@ -10,7 +10,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dashboard.engine.policies.state import MAIN, CacheState, list_oldest, list_push_front, list_unlink
+from dashboard.engine.policies.state import (
+    MAIN,
+    NEXT,
+    NUM_LISTS,
+    PREV,
+    CacheState,
+    list_oldest,
+    list_push_front,
+    list_unlink,
+)
 
 POLICY_ID = 0
 NAME = "lru"
@@ -22,6 +31,37 @@ def hit(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
     """Move a resident block to the most recent end."""
     list_unlink(st, c, b, MAIN)
     list_push_front(st, c, b, MAIN)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def run_start(st: CacheState, c: int, blocks: np.ndarray, k: int) -> int:
+    """Smallest j ≤ k with blocks[j..k] linked in that order, each just ahead of the next in recency.
+
+    blocks[k] is resident. Touching blocks[k], then blocks[k-1], … down to blocks[j] only moves
+    them, in the order they already have, to the front: hit_run does that in one splice.
+    """
+    j = k
+    while j > 0 and st.link[c, blocks[j], PREV] == blocks[j - 1]:
+        j -= 1
+    return j
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def hit_run(st: CacheState, c: int, blocks: np.ndarray, j: int, k: int) -> None:
+    """Touch blocks[k] down to blocks[j] (a run from run_start): splice the run to the front at once."""
+    top, bot = blocks[j], blocks[k]
+    before = st.link[c, top, PREV]
+    s = st.link.shape[1] - NUM_LISTS + MAIN
+    if before == s:  # already the most recent
+        return
+    after = st.link[c, bot, NEXT]
+    st.link[c, before, NEXT] = after
+    st.link[c, after, PREV] = before
+    first = st.link[c, s, NEXT]
+    st.link[c, top, PREV] = s
+    st.link[c, bot, NEXT] = first
+    st.link[c, first, PREV] = bot
+    st.link[c, s, NEXT] = top
 
 
 @njit(cache=True, _nrt=False, inline="always")
