@@ -3,9 +3,9 @@
 A state's arrays are sized by the trace's block universe (24 caches × 182k blocks is ~40 MB on
 the conversation trace), and a fresh one is paid for in page faults and zeroing as the replay
 first touches it: 3.7 ms of a 16 ms 8-pod replay. A replay done with its state empties it in
-O(what the caches hold) (`reset_state`) and leaves it here; the next replay of the same shape
-(the What-if page, a sweep, a capacity search) takes it back. Small states only: one at 10^7
-blocks would hold gigabytes between replays.
+O(what the caches hold), or zeroes its flag table where that is cheaper (`reset_state`), and
+leaves it here; the next replay of the same shape (the What-if page, a sweep, a capacity search)
+takes it back. Small states only: one at 10^7 blocks would hold gigabytes between replays.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from dashboard.engine.policies.state import CacheState, make_state, reset_state
+from dashboard.engine.policies.state import CacheState, make_state, reset_state, wipe_is_cheaper
 
 MAX_POOLED_BYTES = 256 * 1024 * 1024  # all pooled states together
 _lock = threading.Lock()
@@ -45,7 +45,7 @@ def give_back(st: CacheState) -> None:
     size = _nbytes(st)
     if size > MAX_POOLED_BYTES:
         return
-    reset_state(st)
+    reset_state(st, wipe_is_cheaper(st))
     shape = (int(st.cap.shape[0]), int(st.where.shape[0]), int(st.hk1.shape[1]), int(st.k1.shape[1]))
     with _lock:
         _pool[shape] = st
