@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from dashboard.engine import routers as R
+from dashboard.engine import views as V
 from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_push
 from dashboard.engine.policies.dispatch import contains, insert, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
@@ -13,9 +14,19 @@ from dashboard.engine.policies.state import clear_cache
 
 @njit(cache=True, _nrt=False, inline="always")
 def insert_cascade(
-    st: tuple, first_cache: int, num_tiers: int, b: int, tick: int, info: tuple, enable_offload: bool
+    st: tuple,
+    first_cache: int,
+    num_tiers: int,
+    b: int,
+    tick: int,
+    info: tuple,
+    enable_offload: bool,
+    view: int,
 ) -> int:
-    """Insert b into the top tier; each eviction is demoted one tier down. Returns blocks written below the top."""
+    """Insert b into the top tier; each eviction is demoted one tier down. Returns blocks written below the top.
+
+    view >= 0: the pod's EPP view kept as the top tier's victim list (views.py), told of the insert.
+    """
     stored, t, cur = 0, 0, b
     while True:
         c = first_cache + t
@@ -23,6 +34,8 @@ def insert_cascade(
             touch(st, c, cur, tick, info)
             return stored
         v = insert(st, c, cur, tick, info)
+        if t == 0 and view >= 0:
+            V.follow_top_insert(st, view, cur, v)
         if v < 0 or not enable_offload or t + 1 >= num_tiers:
             return stored
         if t == 0 and not contains(st, c + 1, v):
@@ -39,6 +52,7 @@ def choose_pod(
     st: tuple,
     num_tiers: int,
     view_base: int,
+    victim_views: bool,
     tier_weight: np.ndarray,
     queue_len: np.ndarray,
     kv_util: np.ndarray,
@@ -70,6 +84,8 @@ def choose_pod(
     for p in range(num_pods):
         if rid == R.PRECISE_PREFIX:
             matched[p] = R.staged_match(st, p * num_tiers, num_tiers, blocks, tier_weight)
+        elif victim_views:
+            matched[p] = V.victim_view_match(st, view_base + p, p * num_tiers, blocks)
         else:
             matched[p] = R.staged_match(st, view_base + p, 1, blocks, ones)
     if rid == R.NO_HIT_LRU and R.array_max(matched) == 0.0:
@@ -97,10 +113,11 @@ def serve_request(
     refresh_info: bool,
     hit_row: np.ndarray,
     hit_tier: np.ndarray,
+    view: int,
 ) -> tuple:
     """Staged lookup (hits into hit_row by TIER_NAMES index), then the tail-first update; (stored, tick).
 
-    hit_tier is scratch of at least len(blocks) entries.
+    hit_tier is scratch of at least len(blocks) entries; view >= 0 is the pod's victim view (views.py).
     """
     num_tiers, m = tier_ids.shape[0], blocks.shape[0]
     k = 0
@@ -125,7 +142,7 @@ def serve_request(
             continue
         if k < num_hits and hit_tier[k] > 0 and contains(st, first + hit_tier[k], b):
             touch(st, first + hit_tier[k], b, tick, info)
-        stored += insert_cascade(st, first, num_tiers, b, tick, info, enable_offload)
+        stored += insert_cascade(st, first, num_tiers, b, tick, info, enable_offload, view)
         k -= 1
     return stored, tick
 
@@ -182,6 +199,7 @@ def run_cluster(
     tier_weight,
     enable_offload,
     view_base,
+    victim_views,
     seg_time,
     seg_router,
     seg_weights,
@@ -229,6 +247,7 @@ def run_cluster(
         tier_weight,
         enable_offload,
         view_base,
+        victim_views,
         (seg_time, seg_router, seg_weights, seg_seed),
         (ev_time, ev_pod),
         lat,
@@ -242,8 +261,8 @@ def run_cluster(
 
 @njit(cache=True, _nrt=False)
 def replay_requests(
-    trace, block_tokens, st, info, tier_ids, tier_weight, enable_offload, view_base, segs, events, lat,
-    hbm_capacity, refresh_info, out, scratch,
+    trace, block_tokens, st, info, tier_ids, tier_weight, enable_offload, view_base, victim_views, segs,
+    events, lat, hbm_capacity, refresh_info, out, scratch,
 ):  # fmt: skip
     """run_cluster's loop over requests, filling out; allocates nothing."""
     arrival_s, offsets, block_ids, input_tokens, output_tokens, req_score, next_use, affinity = trace
@@ -281,6 +300,7 @@ def replay_requests(
             st,
             num_tiers,
             view_base,
+            victim_views,
             tier_weight,
             queue_len,
             kv_util,
@@ -305,8 +325,9 @@ def replay_requests(
             refresh_info,
             hit_blocks[i],
             hit_tier,
+            view_base + pod if victim_views else -1,
         )
-        if view_base >= 0:
+        if view_base >= 0 and not victim_views:
             view, k = view_base + pod, hi - lo - 1
             while k >= 0:
                 if contains(st, view, blocks[k]):

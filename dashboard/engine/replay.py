@@ -189,8 +189,20 @@ def cache_snapshots(
     """
     st = _simulate(trace, config, events, learned, upto)[1]
     snapshots = [snapshot(st, c) for c in range(st.cap.shape[0])]
+    view_base = config.num_pods * len(config.tiers)
+    if st.cap.shape[0] > view_base and config.tiers[0].policy == "lru":  # victim views (views.py)
+        for pod in range(config.num_pods):
+            top = snapshots[pod * len(config.tiers)]
+            snapshots[view_base + pod] = _full_view(snapshots[view_base + pod], top)
     give_back(st)
     return snapshots
+
+
+def _full_view(victims: CacheSnapshot, top: CacheSnapshot) -> CacheSnapshot:
+    """A victim view as the LRU cache it stands for: the top tier's blocks and its victims, oldest first."""
+    blocks = tuple(sorted(victims.blocks + top.blocks))
+    lists = (victims.lists[0] + top.lists[0],) + victims.lists[1:]
+    return CacheSnapshot(blocks, lists, (victims.counts[0] + top.counts[0],) + victims.counts[1:])
 
 
 def _simulate(
@@ -206,10 +218,13 @@ def _simulate(
     num_pods = config.num_pods
     caps = [t.capacity_blocks for t in config.tiers] * num_pods
     names = [t.policy for t in config.tiers] * num_pods
-    view_base = -1
+    view_base, victim_views = -1, False
     if any(info.uses_view for info in infos):
         view_base = len(caps)
         total = sum(t.capacity_blocks for t in config.tiers)
+        victim_views = config.tiers[0].policy == "lru"  # views.py: the view is the top tier + its victims
+        if victim_views:
+            total -= config.tiers[0].capacity_blocks
         caps, names = caps + [total] * num_pods, names + ["lru"] * num_pods
     st = _state(trace, caps, names)
     keys, next_use = _policy_inputs(trace, set(names), learned or LearnedOptions())
@@ -239,6 +254,7 @@ def _simulate(
         np.array([routers.TIER_MATCH_WEIGHTS[t.name] for t in config.tiers]),
         bool(config.enable_offload),
         view_base,
+        victim_views,
         np.array([t for t, _ in segs], np.float64),
         np.array([info.router_id for info in infos], np.int64),
         np.array([[r.queue_weight, r.kv_weight, r.prefix_weight] for _, r in segs], np.float64),

@@ -1,0 +1,43 @@
+"""The prefix router's view of a pod whose top tier is LRU, kept as that tier's victim list.
+
+The view (llm-d's approximate prefix index) is an LRU cache of all the pod's tiers' capacity
+that sees every block the pod serves, tail first. The pod's top tier, under LRU, sees exactly the
+same accesses (a request's blocks, tail first: a touch if resident, else an insert), so by LRU's
+inclusion property the view holds the top tier's blocks plus the next most recent ones, in one
+recency order. Only that tail needs its own list: the blocks the top tier evicted, most recent
+first, at most view capacity − top-tier capacity of them. A hit in the top tier then costs the
+view nothing, and the view's cache row keeps just the victim list (its flags mark its members;
+the top tier's own flags mark the rest).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from dashboard.engine.policies.state import MAIN, CacheState, list_oldest, list_push_front, list_unlink
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def follow_top_insert(st: CacheState, view: int, b: int, evicted: int) -> None:
+    """The top tier inserted b and evicted `evicted` (or -1): b leaves the victim list, `evicted`
+    joins it at the front, and the oldest victim past the view's capacity leaves the view."""
+    if st.where[b, view] != 0:
+        list_unlink(st, view, b, MAIN)
+        st.where[b, view] = 0
+    if evicted >= 0:
+        st.where[evicted, view] = 1
+        list_push_front(st, view, evicted, MAIN)
+        if st.lsize[view, MAIN] > st.cap[view]:
+            old = list_oldest(st, view, MAIN)
+            list_unlink(st, view, old, MAIN)
+            st.where[old, view] = 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def victim_view_match(st: CacheState, view: int, top: int, blocks: np.ndarray) -> float:
+    """Leading blocks in the view: in the top tier (LRU's flag 1) or on its victim list."""
+    k = 0
+    while k < blocks.shape[0] and (st.where[blocks[k], top] == 1 or st.where[blocks[k], view] != 0):
+        k += 1
+    return float(k)
