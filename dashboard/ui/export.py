@@ -7,12 +7,14 @@ share the kvscope template (ui/theme.py).
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import textwrap
 from importlib.metadata import PackageNotFoundError, version
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from dashboard.ui.theme import register_template
 
@@ -22,6 +24,7 @@ CAPTION_LINE_PX = 15
 CAPTION_WRAP_CHARS = 140
 EXPORT_WIDTH_PX, EXPORT_HEIGHT_PX = 1100, 560
 KALEIDO_ATTEMPTS = 3  # a new browser for a page kaleido called before it loaded (_page_was_not_ready)
+PNG_MEMORY = 8  # rendered PNGs kept (a few hundred kB each)
 
 
 def kvscope_version() -> str:
@@ -87,9 +90,20 @@ def export_png(
     height: int = EXPORT_HEIGHT_PX,
     scale: float = 2.0,
 ) -> bytes:
-    """PNG bytes of fig with its caption (kaleido + Chromium); RuntimeError with the cause if no browser runs."""
+    """PNG bytes of fig with its caption (kaleido + Chromium); RuntimeError with the cause if no browser runs.
+
+    The same figure, caption and size again come from memory (rendered_png).
+    """
     _use_system_chromium()
-    figure = captioned(fig, caption)
+    return rendered_png(captioned(fig, caption).to_json(), width, height, scale)
+
+
+# NOTE: a page reruns on every widget change, and while its "Prepare PNG" toggle is on each rerun
+# asks for the PNG again: a new Chromium for each, seconds per click. The last few are kept.
+@functools.lru_cache(maxsize=PNG_MEMORY)
+def rendered_png(figure_json: str, width: int, height: int, scale: float) -> bytes:
+    """PNG bytes of a figure given as plotly JSON, rendered by kaleido (at most PNG_MEMORY kept)."""
+    figure = pio.from_json(figure_json)
     for attempt in range(1, KALEIDO_ATTEMPTS + 1):
         try:
             return figure.to_image(format="png", width=width, height=height, scale=scale)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 from PIL import Image
 
-from dashboard.ui.export import CHROMIUM, caption_text, export_html, export_png
+from dashboard.ui.export import CHROMIUM, caption_text, export_html, export_png, rendered_png
 
 pytestmark = pytest.mark.skipif(
     shutil.which(CHROMIUM) is None, reason=f"install Debian chromium ({CHROMIUM})"
@@ -45,6 +45,18 @@ def test_png_caption_band_has_ink_only_when_there_is_a_caption(with_and_without_
     assert (image[band] < 200).sum() > 500
     assert (blank[band] < 200).sum() == 0
     np.testing.assert_array_equal(image[:600], blank[:600])  # the caption changes nothing above it
+
+
+def test_the_same_chart_again_comes_from_memory_and_a_changed_one_does_not(with_and_without_caption):
+    image, _ = with_and_without_caption
+    before = rendered_png.cache_info()
+    again = export_png(chart(), CAPTION)  # as a page rerun with "Prepare PNG" on asks again
+    after = rendered_png.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    np.testing.assert_array_equal(pixels(again), image)
+    other = chart().update_layout(title="token hit ratio versus HBM (%)")
+    export_png(other, CAPTION)
+    assert rendered_png.cache_info().misses == after.misses + 1
 
 
 def test_html_export_is_self_contained_and_carries_the_caption():
