@@ -328,15 +328,7 @@ def replay_requests(
             view_base + pod if victim_views else -1,
         )
         if view_base >= 0 and not victim_views:
-            view, k = view_base + pod, hi - lo - 1
-            while k >= 0:
-                if contains(st, view, blocks[k]):
-                    j = run_start(st, view, blocks, k)
-                    touch_run(st, view, blocks, j, k, tick, info)
-                    k = j - 1
-                else:
-                    insert(st, view, blocks[k], tick, info)
-                    k -= 1
+            V.plain_view_access(st, view_base + pod, blocks, tick, info)
         done = split_tokens(hit_blocks[i], block_tokens, input_tokens[i], cached[i])
         load_s[i] = cached[i, 1] * lat[2] + cached[i, 2] * lat[3]
         prefill_s[i] = prefill_seconds(lat, input_tokens[i] - done, input_tokens[i])

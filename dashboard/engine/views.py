@@ -1,4 +1,4 @@
-"""The prefix router's view of a pod whose top tier is LRU, kept as that tier's victim list.
+"""The prefix router's view of a pod: its own LRU cache, or its LRU top tier plus that tier's victims.
 
 The view (llm-d's approximate prefix index) is an LRU cache of all the pod's tiers' capacity
 that sees every block the pod serves, tail first. The pod's top tier, under LRU, sees exactly the
@@ -15,7 +15,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from dashboard.engine.policies.dispatch import contains, insert, run_start, touch_run
 from dashboard.engine.policies.state import MAIN, CacheState, list_oldest, list_push_front, list_unlink
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def plain_view_access(st: CacheState, view: int, blocks: np.ndarray, tick: int, info: tuple) -> None:
+    """A view kept as its own LRU cache sees the request's blocks, tail first (runs in one splice)."""
+    k = blocks.shape[0] - 1
+    while k >= 0:
+        if contains(st, view, blocks[k]):
+            j = run_start(st, view, blocks, k)
+            touch_run(st, view, blocks, j, k, tick, info)
+            k = j - 1
+        else:
+            insert(st, view, blocks[k], tick, info)
+            k -= 1
 
 
 @njit(cache=True, _nrt=False, inline="always")

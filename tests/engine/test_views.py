@@ -1,4 +1,5 @@
-"""The prefix router's view, kept as the top tier's victim list (views.py), is the plain LRU it stands for."""
+"""The prefix router's view is the plain LRU it stands for: kept as the top tier's victim list (views.py)
+when that tier is LRU, as its own cache otherwise."""
 
 from __future__ import annotations
 
@@ -35,12 +36,15 @@ def plain_lru_view(trace: Trace, pods: np.ndarray, pod: int, capacity: int) -> t
     return tuple(lru)
 
 
+@pytest.mark.parametrize("gpu_policy", ["lru", "s3fifo"])
 @pytest.mark.parametrize("gpu_blocks", [0, 300, 900])
 @pytest.mark.parametrize("router", ["prefix", "no_hit_lru"])
-def test_the_view_holds_what_a_plain_lru_of_every_tier_would(conversation, gpu_blocks, router) -> None:
+def test_the_view_holds_what_a_plain_lru_of_every_tier_would(
+    conversation, gpu_blocks, router, gpu_policy
+) -> None:
     config = ClusterConfig(
         num_pods=3,
-        tiers=(TierConfig("gpu", gpu_blocks), TierConfig("cpu", 600, "s3fifo")),
+        tiers=(TierConfig("gpu", gpu_blocks, gpu_policy), TierConfig("cpu", 600, "s3fifo")),
         router=RouterConfig(router),
     )
     restart = (ClusterEvent(RESTART_S, "restart", pod=RESTARTED_POD),)
