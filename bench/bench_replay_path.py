@@ -28,8 +28,9 @@ EIGHT_PODS = ReplayRequest(
     num_pods=8, router="prefix", hbm_blocks=REFERENCE_CAPACITY // 8, cpu_blocks=REFERENCE_CAPACITY // 4
 )
 ONE_POD = ReplayRequest(hbm_blocks=REFERENCE_CAPACITY)
-# NOTE: the first 20 replays in a process ran ~10% slower than the next 180 (10.1 ms against
-# 9.0-9.8 ms, 8 pods); the page and sweeps replay many times, so the figure is the steady state.
+# NOTE: the first 20 replays in a process ran ~10% slower than the next 180 (8 pods: median 10.1
+# ms against 9.0-10.3 ms for each later 20, most near 9.2); the page and sweeps replay many times,
+# so the figure is the steady state.
 WARM_RUNS = 10
 STEADY_ROUNDS = 3  # NOTE: this shared machine's speed drifts by ~10% within a minute: rounds, alternating
 
