@@ -130,13 +130,14 @@ def serve_request(
     k = m - 1
     while k >= 0:
         b = blocks[k]
-        j = run_start(st, first, blocks, k) if contains(st, first, b) else -1
-        for q in range(k, (j if j >= 0 else k) - 1, -1):  # the run j..k, or block k alone when absent
+        resident = contains(st, first, b)
+        j = run_start(st, first, blocks, k) if resident else k
+        for q in range(k, j - 1, -1):  # the run j..k (block k alone when absent)
             tick += 1
             if refresh_info:  # only the oracle and learned policies read these keys
                 info.next_use[blocks[q]] = next_use[q]
                 info.score[blocks[q]] = max(info.score[blocks[q]], score)
-        if j >= 0:
+        if resident:
             touch_run(st, first, blocks, j, k, tick, info)
             k = j - 1
             continue
