@@ -20,8 +20,11 @@ $(RAY_STAMP): $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,ray]'
 	touch $@
 
-# Compiles the numba kernels once ahead of use (progress on stderr; instant when already compiled).
+# Compiles the numba kernels once ahead of use (progress on stderr; instant when already compiled),
+# and kvscope's own modules to bytecode: an environment that sets PYTHONDONTWRITEBYTECODE (this one
+# does) otherwise has every `kvscope` process compile them from source again (~0.1 s each).
 install: $(STAMP)
+	$(PY) -m compileall -q dashboard tests bench
 	$(PY) -m dashboard warmup
 
 run: install

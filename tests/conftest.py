@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.core.arrow_memory import use_lean_pool
 from dashboard.store.db import Store, open_store
 from tests.live_stack import start_live_stack
 from tests.sample_store import empty_store
@@ -98,8 +99,10 @@ def artifacts_dir() -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The session's run folder, made before any xdist worker starts (they inherit it)."""
+    """The session's run folder, made before any xdist worker starts (they inherit it); Arrow's pool
+    as kvscope's entry points choose it, so in-process tests allocate as the CLI and the app do."""
     begin_session()
+    use_lean_pool()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

@@ -10,6 +10,7 @@ import pytest
 from dashboard.services.traces import import_trace
 from dashboard.store.console import _open_locked, run_sql
 from dashboard.store.db import open_store
+from tests.sample_store import copy_of
 
 TINY = (
     '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}\n'
@@ -17,15 +18,18 @@ TINY = (
 )
 
 
+def build_tiny(path: Path) -> None:
+    trace = path.with_suffix(".jsonl")
+    trace.write_text(TINY)
+    store = open_store(path)
+    import_trace(store, trace, "mooncake", "tiny")
+    store.close()
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A store file holding one two-request trace named 'tiny'; closed, as the CLI finds it."""
-    trace = tmp_path / "tiny.jsonl"
-    trace.write_text(TINY)
-    store = open_store(tmp_path / "kvscope.duckdb")
-    import_trace(store, trace, "mooncake", "tiny")
-    store.close()
-    return store.path
+    return copy_of("tiny-trace", build_tiny, tmp_path / "kvscope.duckdb")
 
 
 def num_traces(db: Path) -> int:

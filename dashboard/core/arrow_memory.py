@@ -1,0 +1,26 @@
+"""Which allocator Arrow uses in a kvscope process: jemalloc where pyarrow has it, else the system's.
+
+NOTE: pyarrow's default pool is mimalloc, which marks its 1 GiB arenas for transparent huge pages
+and hands freed pages back to the kernel soon after, so each refill has the kernel zero whole 2 MB
+pages. Measured on this 2-core machine (docs/engine.md, "Arrow's allocator"): reading a 240k-row
+Parquet trace took 282 ms with mimalloc and 142 ms with jemalloc, and a third of the CPU of the
+store's window queries was the kernel zeroing pages.
+"""
+
+from __future__ import annotations
+
+import os
+
+POOL_ENV_VAR = "ARROW_DEFAULT_MEMORY_POOL"  # Arrow's own setting; a user who sets it is obeyed
+
+
+def use_lean_pool() -> str:
+    """Make jemalloc (or the system allocator) Arrow's default pool, unless the user chose one; its name."""
+    import pyarrow as pa
+
+    if not os.environ.get(POOL_ENV_VAR):
+        try:
+            pa.set_memory_pool(pa.jemalloc_memory_pool())
+        except NotImplementedError:  # NOTE: a pyarrow built without jemalloc
+            pa.set_memory_pool(pa.system_memory_pool())
+    return pa.default_memory_pool().backend_name
