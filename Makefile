@@ -22,7 +22,7 @@ $(RAY_STAMP): $(STAMP)
 
 # Compiles the numba kernels once ahead of use (progress on stderr; instant when already compiled),
 # and kvscope's own modules to bytecode: an environment that sets PYTHONDONTWRITEBYTECODE (this one
-# does) otherwise has every `kvscope` process compile them from source again (~0.1 s each).
+# does) otherwise has every `kvscope` process compile them from source again (~0.08 s each).
 install: $(STAMP)
 	$(PY) -m compileall -q dashboard tests bench
 	$(PY) -m dashboard warmup
