@@ -19,8 +19,6 @@ def use_lean_pool() -> str:
     import pyarrow as pa
 
     if not os.environ.get(POOL_ENV_VAR):
-        try:
-            pa.set_memory_pool(pa.jemalloc_memory_pool())
-        except NotImplementedError:  # NOTE: a pyarrow built without jemalloc
-            pa.set_memory_pool(pa.system_memory_pool())
+        has_jemalloc = "jemalloc" in pa.supported_memory_backends()
+        pa.set_memory_pool(pa.jemalloc_memory_pool() if has_jemalloc else pa.system_memory_pool())
     return pa.default_memory_pool().backend_name
