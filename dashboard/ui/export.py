@@ -16,6 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from dashboard.ui.png_renderer import RENDERER
 from dashboard.ui.theme import register_template
 
 CHROMIUM = "/usr/bin/chromium"
@@ -99,14 +100,15 @@ def export_png(
 
 
 # NOTE: a page reruns on every widget change, and while its "Prepare PNG" toggle is on each rerun
-# asks for the PNG again: a new Chromium for each, seconds per click. The last few are kept.
+# asks for the PNG again. The last few are kept; a new one is rendered by the process's kept Chromium.
 @functools.lru_cache(maxsize=PNG_MEMORY)
 def rendered_png(figure_json: str, width: int, height: int, scale: float) -> bytes:
     """PNG bytes of a figure given as plotly JSON, rendered by kaleido (at most PNG_MEMORY kept)."""
-    figure = pio.from_json(figure_json)
+    figure = pio.from_json(figure_json).to_dict()
+    opts = {"format": "png", "width": width, "height": height, "scale": scale}
     for attempt in range(1, KALEIDO_ATTEMPTS + 1):
         try:
-            return figure.to_image(format="png", width=width, height=height, scale=scale)
+            return RENDERER.render(figure, opts)
         except Exception as exc:  # kaleido raises several types when Chromium is missing or crashes
             if attempt < KALEIDO_ATTEMPTS and _page_was_not_ready(exc):
                 continue
@@ -122,7 +124,8 @@ def _page_was_not_ready(exc: Exception) -> bool:
 
     NOTE: kaleido 1.5's tab navigation can take the blank page's script context (or its load
     event) for its own page's when Chromium is slow to commit, as on a busy machine; the figure
-    is fine, and a new browser renders it. Any other failure is reported at once.
+    is fine, and a new browser renders it (a failed render closes the kept one). Any other failure is
+    reported at once.
     """
     return "kaleido_scopes is not defined" in str(exc)
 
