@@ -68,6 +68,14 @@ def browser():
         yield chromium
 
 
+@pytest.fixture(scope="session")
+def system_chromium() -> str:
+    """The system Chromium kaleido drives for PNG export: skipped without one, failed in CI."""
+    from tests.ui.browser import chromium
+
+    return chromium()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def components_scanned_once():
     """Streamlit's scan for installed components, done once per worker instead of once per AppTest.

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import io
-import shutil
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 from PIL import Image
 
-from dashboard.ui.export import CHROMIUM, caption_text, export_html, export_png, rendered_png
+from dashboard.ui.export import caption_text, export_html, export_png, rendered_png
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None, reason=f"install Debian chromium ({CHROMIUM})"
-)
+pytestmark = pytest.mark.usefixtures("system_chromium")  # skipped without one, failed in CI
+
+
 CAPTION = caption_text("plan for token hit ratio ≥ 80%; model llama-3.1-8b", "6.00 h of trace", "sample")
 
 

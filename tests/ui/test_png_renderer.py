@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 from concurrent.futures import ThreadPoolExecutor
 
 import plotly.graph_objects as go
 import pytest
 
-from dashboard.ui.export import CHROMIUM, export_png, rendered_png
+from dashboard.ui.export import export_png, rendered_png
 from dashboard.ui.png_renderer import RENDERER
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None, reason=f"install Debian chromium ({CHROMIUM})"
-)
+pytestmark = pytest.mark.usefixtures("system_chromium")  # skipped without one, failed in CI
 
 
 def chart(title: str) -> go.Figure:
