@@ -14,9 +14,10 @@ import atexit
 import logging
 import subprocess
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import kaleido
+if TYPE_CHECKING:
+    import kaleido
 
 RENDER_TIMEOUT_S = 90  # kaleido's own per-figure limit
 CLOSE_TIMEOUT_S = 10
@@ -94,6 +95,8 @@ class PngRenderer:
 
 
 async def _opened_kaleido() -> kaleido.Kaleido:
+    import kaleido  # NOTE: 0.09 s of import (choreographer) that a page which exports nothing never pays
+
     browser = kaleido.Kaleido(n=1, timeout=RENDER_TIMEOUT_S)
     await browser.open()
     return browser
