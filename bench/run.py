@@ -103,9 +103,6 @@ def _cores() -> int:
 def main(argv: list[str]) -> int:
     """Run the benchmark modules named in argv (default: all) and write the reports."""
     import bench
-    from dashboard.core.arrow_memory import use_lean_pool
-
-    use_lean_pool()  # NOTE: Arrow allocates as in the `kvscope` command and the app
 
     names = argv or sorted(
         m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.core.arrow_memory import use_lean_pool
 from dashboard.ui import cached, sidebar
 
 PAGES_DIR = "app_pages"
@@ -13,7 +12,6 @@ PAGES_DIR = "app_pages"
 def main() -> None:
     """Set up the frame, render the shared sidebar, run the selected page."""
     st.set_page_config(page_title="kvscope", page_icon="🗂️", layout="wide")
-    use_lean_pool()
     pages = [
         st.Page(f"{PAGES_DIR}/overview.py", title="Overview", icon="📈", default=True),
         st.Page(f"{PAGES_DIR}/whatif.py", title="What-if lab", icon="🧪"),

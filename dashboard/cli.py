@@ -18,7 +18,6 @@ import sys
 from types import ModuleType
 
 from dashboard import __version__, commands
-from dashboard.core.arrow_memory import use_lean_pool
 
 
 class UsageError(Exception):
@@ -83,7 +82,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{exc.prog}: error: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
-    use_lean_pool()
     try:
         return int(args.run(args) or 0)
     except ValueError as exc:
