@@ -24,7 +24,6 @@ CAPTION_FONT_PX = 11
 CAPTION_LINE_PX = 15
 CAPTION_WRAP_CHARS = 140
 EXPORT_WIDTH_PX, EXPORT_HEIGHT_PX = 1100, 560
-KALEIDO_ATTEMPTS = 3  # a new browser for a page kaleido called before it loaded (_page_was_not_ready)
 PNG_MEMORY = 8  # rendered PNGs kept (a few hundred kB each)
 
 
@@ -106,28 +105,13 @@ def rendered_png(figure_json: str, width: int, height: int, scale: float) -> byt
     """PNG bytes of a figure given as plotly JSON, rendered by kaleido (at most PNG_MEMORY kept)."""
     figure = pio.from_json(figure_json).to_dict()
     opts = {"format": "png", "width": width, "height": height, "scale": scale}
-    for attempt in range(1, KALEIDO_ATTEMPTS + 1):
-        try:
-            return RENDERER.render(figure, opts)
-        except Exception as exc:  # kaleido raises several types when Chromium is missing or crashes
-            if attempt < KALEIDO_ATTEMPTS and _page_was_not_ready(exc):
-                continue
-            raise RuntimeError(
-                f"PNG export failed (kaleido with {os.environ.get('BROWSER_PATH', 'no browser')}): "
-                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-            ) from exc
-    raise AssertionError("unreachable: the last attempt returns or raises")
-
-
-def _page_was_not_ready(exc: Exception) -> bool:
-    """True when kaleido called its page's script before the page had loaded it.
-
-    NOTE: kaleido 1.5's tab navigation can take the blank page's script context (or its load
-    event) for its own page's when Chromium is slow to commit, as on a busy machine; the figure
-    is fine, and a new browser renders it (a failed render closes the kept one). Any other failure is
-    reported at once.
-    """
-    return "kaleido_scopes is not defined" in str(exc)
+    try:
+        return RENDERER.render(figure, opts)
+    except Exception as exc:  # kaleido raises several types when Chromium is missing or crashes
+        raise RuntimeError(
+            f"PNG export failed (kaleido with {os.environ.get('BROWSER_PATH', 'no browser')}): "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        ) from exc
 
 
 def export_html(fig: go.Figure, caption: str) -> str:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import kaleido
 
 RENDER_TIMEOUT_S = 90  # kaleido's own per-figure limit
+ATTEMPTS = 3  # NOTE: a new browser for a render that failed for one of the browser's passing faults
 CLOSE_TIMEOUT_S = 10
 ENDED_WAIT_S = 2  # NOTE: after a failed render, how long an ending browser has to be seen gone
 log = logging.getLogger(__name__)
@@ -34,27 +35,26 @@ class PngRenderer:
         self._kaleido: kaleido.Kaleido | None = None
 
     def render(self, figure: dict[str, Any], opts: dict[str, Any]) -> bytes:
-        """PNG bytes of a plotly figure dict; a browser that ended since the last render (killed,
-        crashed) is replaced and the render tried once more; any other failure closes the browser, so
-        the next call starts anew."""
+        """PNG bytes of a plotly figure dict. A render that failed because the browser ended since the
+        last one (killed, crashed) or because kaleido's page was not ready is tried again in a new
+        browser, up to ATTEMPTS in all; any failure closes the browser, so the next call starts anew."""
         with self._lock:
-            try:
-                return self._render(figure, opts)
-            except Exception:
-                ended = self._browser_ended()
-                self._close()
-                if not ended:
-                    raise
-            try:
-                return self._render(figure, opts)
-            except BaseException:
-                self._close()
-                raise
+            for attempt in range(1, ATTEMPTS + 1):
+                try:
+                    return self._render(figure, opts)
+                except BaseException as exc:  # NOTE: an interrupt mid-render leaves no half-used browser
+                    worth_again = isinstance(exc, Exception) and (
+                        self._browser_ended() or _page_was_not_ready(exc)
+                    )
+                    self._close()
+                    if attempt == ATTEMPTS or not worth_again:
+                        raise
+            raise AssertionError("unreachable: the last attempt returns or raises")
 
     def browser_pid(self) -> int | None:
         """The kept Chromium's process id, None before the first render or after a failure."""
         with self._lock:
-            process = getattr(self._kaleido, "subprocess", None)
+            process = self._process()
             return None if process is None else process.pid
 
     def close(self) -> None:
@@ -67,8 +67,11 @@ class PngRenderer:
             self._open()
         return self._run(self._kaleido.calc_fig(figure, opts=opts), RENDER_TIMEOUT_S)
 
+    def _process(self) -> subprocess.Popen | None:
+        return getattr(self._kaleido, "subprocess", None)
+
     def _browser_ended(self) -> bool:
-        process = getattr(self._kaleido, "subprocess", None)
+        process = self._process()
         try:
             return process is not None and process.wait(timeout=ENDED_WAIT_S) is not None
         except subprocess.TimeoutExpired:
@@ -92,6 +95,16 @@ class PngRenderer:
                 log.debug("closing the PNG export browser: %s", exc)
         if loop is not None:
             loop.call_soon_threadsafe(loop.stop)
+
+
+def _page_was_not_ready(exc: Exception) -> bool:
+    """True when kaleido called its page's script before the page had loaded it.
+
+    NOTE: kaleido 1.5's tab navigation can take the blank page's script context (or its load
+    event) for its own page's when Chromium is slow to commit, as on a busy machine; the figure
+    is fine, and a new browser renders it. Any other failure is reported at once.
+    """
+    return "kaleido_scopes is not defined" in str(exc)
 
 
 async def _opened_kaleido() -> kaleido.Kaleido:

@@ -45,9 +45,9 @@ def test_a_browser_that_ended_is_replaced_by_the_next_export():
 
 def test_exports_asked_at_once_from_two_threads_each_get_their_own_picture():
     # NOTE: Streamlit serves each browser session from its own thread
-    alone = {title: fresh_png(title) for title in ("left", "right")}
-    rendered_png.cache_clear()
     titles = ("left", "right")
+    alone = {title: fresh_png(title) for title in titles}
+    rendered_png.cache_clear()
     with ThreadPoolExecutor(2) as pool:
         at_once = list(pool.map(lambda t: export_png(chart(t), f"caption of {t}"), titles))
     assert at_once == [alone[t] for t in titles]
