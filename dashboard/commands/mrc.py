@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="non-LRU policies: replay a spatially sampled trace (whole prefix subtrees) through a cache "
         "scaled by the same rate at each capacity, instead of the whole trace (miniature simulation: about "
         "5-30x faster than the exact sweep on the bundled traces). APPROXIMATE: it prints the worst error "
-        "measured at the default rate, 0.04-0.34 by policy (docs/whatif.md). Without it the curve is exact; "
+        "measured at the default rate, 0.03-0.34 by policy (docs/whatif.md). Without it the curve is exact; "
         "LRU is always exact",
     )
     parser.add_argument(

@@ -8,7 +8,7 @@ from numba import njit
 from dashboard.engine import routers as R
 from dashboard.engine import views as V
 from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_push
-from dashboard.engine.policies.dispatch import contains, insert, run_start, touch, touch_run
+from dashboard.engine.policies.dispatch import contains, insert, rescore, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
 
 
@@ -108,6 +108,7 @@ def serve_request(
     blocks: np.ndarray,
     next_use: np.ndarray,
     score: float,
+    tail_adjust: float,
     tick: int,
     enable_offload: bool,
     refresh_info: bool,
@@ -118,6 +119,7 @@ def serve_request(
     """Staged lookup (hits into hit_row by TIER_NAMES index), then the tail-first update; (stored, tick).
 
     hit_tier is scratch of at least len(blocks) entries; view >= 0 is the pod's victim view (views.py).
+    The last block scores tail_adjust lower (learned_blocks.py: a partial last block).
     """
     num_tiers, m = tier_ids.shape[0], blocks.shape[0]
     k = 0
@@ -136,7 +138,9 @@ def serve_request(
             tick += 1
             if refresh_info:  # only the oracle and learned policies read these keys
                 info.next_use[blocks[q]] = next_use[q]
-                info.score[blocks[q]] = max(info.score[blocks[q]], score)
+                info.score[blocks[q]] = max(
+                    info.score[blocks[q]], score + tail_adjust if q == m - 1 else score
+                )
         if resident:
             touch_run(st, first, blocks, j, k, tick, info)
             k = j - 1
@@ -146,6 +150,20 @@ def serve_request(
         stored += insert_cascade(st, first, num_tiers, b, tick, info, enable_offload, view)
         k -= 1
     return stored, tick
+
+
+@njit(cache=True, _nrt=False)
+def supersede(
+    st: tuple, info: tuple, first: int, num_tiers: int, tail: np.ndarray, key: float, adjust: float
+) -> None:
+    """Lower by adjust the scores of the blocks of tail that still hold the key their request gave
+    them (learned_blocks.py), and re-key them in the pod's tiers."""
+    for b in tail:
+        if info.score[b] <= key:  # NOTE: a later request that read b raised its score above key
+            info.score[b] += adjust
+            for t in range(num_tiers):
+                if contains(st, first + t, b):
+                    rescore(st, first + t, b, info)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -191,6 +209,7 @@ def run_cluster(
     output_tokens,
     block_tokens,
     req_score,
+    rules,
     next_use,
     affinity,
     st,
@@ -254,6 +273,7 @@ def run_cluster(
         lat,
         hbm_capacity,
         refresh_info,
+        rules,
         out,
         scratch,
     )
@@ -263,10 +283,11 @@ def run_cluster(
 @njit(cache=True, _nrt=False)
 def replay_requests(
     trace, block_tokens, st, info, tier_ids, tier_weight, enable_offload, view_base, victim_views, segs,
-    events, lat, hbm_capacity, refresh_info, out, scratch,
+    events, lat, hbm_capacity, refresh_info, rules, out, scratch,
 ):  # fmt: skip
     """run_cluster's loop over requests, filling out; allocates nothing."""
     arrival_s, offsets, block_ids, input_tokens, output_tokens, req_score, next_use, affinity = trace
+    tail_adjust, sup_parent, sup_from, sup_adjust = rules
     seg_time, seg_router, seg_weights, seg_seed = segs
     ev_time, ev_pod = events
     pod_of, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
@@ -321,6 +342,7 @@ def replay_requests(
             blocks,
             next_use[lo:hi],
             req_score[i],
+            tail_adjust[i],
             tick,
             enable_offload,
             refresh_info,
@@ -330,6 +352,10 @@ def replay_requests(
         )
         if view_base >= 0 and not victim_views:
             V.plain_view_access(st, view_base + pod, blocks, tick, info)
+        if sup_parent[i] >= 0:
+            p = sup_parent[i]
+            tail = block_ids[offsets[p] + sup_from[i] : offsets[p + 1]]
+            supersede(st, info, pod * num_tiers, num_tiers, tail, req_score[p], sup_adjust[i])
         done = split_tokens(hit_blocks[i], block_tokens, input_tokens[i], cached[i])
         load_s[i] = cached[i, 1] * lat[2] + cached[i, 2] * lat[3]
         prefill_s[i] = prefill_seconds(lat, input_tokens[i] - done, input_tokens[i])

@@ -19,6 +19,7 @@ from dashboard.engine.latency import latency_model
 from dashboard.engine.policies import policy_info
 from dashboard.engine.policies.dispatch import block_tie_keys, next_use_of_accesses
 from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
+from dashboard.engine.policies.learned_blocks import BlockRules, block_rules, no_block_rules
 from dashboard.engine.policies.lru import replay_lru_single
 from dashboard.engine.policies.state import BlockInfo, CacheSnapshot, CacheState, snapshot
 from dashboard.engine.policies.state_pool import give_back, take_state
@@ -46,6 +47,24 @@ def learned_request_keys(trace: Trace, options: LearnedOptions) -> np.ndarray:
         float(options.horizon_s),
         float(options.decay_s),
         float(options.prior_weight),
+    )
+
+
+def learned_block_rules(trace: Trace, options: LearnedOptions) -> BlockRules:
+    """The learned policy's block rules per request (online, like its keys); inert when switched off."""
+    if not options.block_rules:
+        return no_block_rules(trace.num_requests)
+    parent, _, _ = session_structure(trace)
+    return block_rules(
+        trace.arrival_s,
+        trace.offsets,
+        trace.block_ids,
+        trace.input_tokens,
+        int(trace.block_tokens),
+        parent,
+        float(options.horizon_s),
+        float(options.prior_weight),
+        trace.num_blocks,
     )
 
 
@@ -87,10 +106,12 @@ def _block_info(trace: Trace, needed: bool) -> BlockInfo:
     )
 
 
-def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tuple[np.ndarray, np.ndarray]:
+def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tuple:
     for name in names:
         policy_info(name)
-    keys = learned_request_keys(trace, options) if "learned" in names else np.zeros(trace.num_requests)
+    learned = "learned" in names
+    keys = learned_request_keys(trace, options) if learned else np.zeros(trace.num_requests)
+    rules = learned_block_rules(trace, options) if learned else no_block_rules(trace.num_requests)
     if "oracle" in names:
         next_use = next_use_of_accesses(trace.offsets, trace.block_ids, trace.num_blocks)
     else:
@@ -98,7 +119,7 @@ def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tu
         # empty: 8 bytes per block access is 800 MB at 10^8 accesses.
         reads_keys = any(policy_info(nm).reads_block_keys for nm in names)
         next_use = np.zeros(trace.num_block_accesses if reads_keys else 0, np.int64)
-    return keys, next_use
+    return keys, rules, next_use
 
 
 def _state(trace: Trace, caps: list[int], names: list[str]) -> tuple:
@@ -227,7 +248,7 @@ def _simulate(
             total -= config.tiers[0].capacity_blocks
         caps, names = caps + [total] * num_pods, names + ["lru"] * num_pods
     st = _state(trace, caps, names)
-    keys, next_use = _policy_inputs(trace, set(names), learned or LearnedOptions())
+    keys, rules, next_use = _policy_inputs(trace, set(names), learned or LearnedOptions())
     if any(r.name == "session_affinity" for _, r in segs):
         _, session, _ = session_structure(trace)
         affinity = routers.affinity_pods(session, num_pods, config.router.seed)
@@ -245,6 +266,7 @@ def _simulate(
         trace.output_tokens[:n],
         trace.block_tokens,
         keys[:n],
+        BlockRules(*(a[:n] for a in rules)),
         next_use[:accesses],
         affinity[:n],
         st,

@@ -110,14 +110,37 @@ def test_learned_keys_never_read_the_future() -> None:
 def test_constant_outside_probabilities_make_the_learned_policy_lru(mooncake_conversation) -> None:
     # Equal p leaves only recency (t_i) and the deeper-first tie, which is LRU's tail-first touch
     # order; a microsecond apart keeps LRU's order between requests that arrive at the same ms.
+    # The block rules off: they are what the learned policy adds beyond its request scores.
     trace = read_mooncake(mooncake_conversation)
     trace = dataclasses.replace(trace, arrival_s=trace.arrival_s + np.arange(trace.num_requests) * 1e-6)
-    constant = LearnedOptions(probabilities=np.full(trace.num_requests, 0.5))
+    constant = LearnedOptions(probabilities=np.full(trace.num_requests, 0.5), block_rules=False)
     for capacity in (1, 2_000, 18_279):
         np.testing.assert_array_equal(
             replay_single_cache(trace, capacity, "learned", constant),
             replay_single_cache(trace, capacity, "lru"),
         )
+
+
+@pytest.mark.parametrize(
+    ("paths", "capacity", "lru_hits", "learned_hits"),
+    [
+        # A partial last block (1, then 3) goes before an older full block (0), which D then hits.
+        ([[0, 1], [2, 3], [4, 5], [0, 6]], 4, [0, 0, 0, 0], [0, 0, 0, 1]),
+        # B supersedes A's tail from block 2 on: C evicts A's deepest block 3 and B's partial
+        # last block 9 rather than LRU's 3 and 2, so D, a regenerated A, finds 0, 1 and 2.
+        ([[0, 1, 2, 3], [0, 1, 9], [4, 5], [0, 1, 2]], 5, [0, 2, 0, 2], [0, 2, 0, 3]),
+    ],
+)
+def test_learned_block_rules_evict_partial_last_blocks_and_superseded_tails_first(
+    paths, capacity, lru_hits, learned_hits
+) -> None:
+    trace = trace_from_paths(paths, [1.0] * len(paths))
+    constant = np.full(len(paths), 0.5)
+    without = LearnedOptions(probabilities=constant, block_rules=False)
+    assert replay_single_cache(trace, capacity, "lru").tolist() == lru_hits
+    assert replay_single_cache(trace, capacity, "learned", without).tolist() == lru_hits
+    with_rules = LearnedOptions(probabilities=constant)
+    assert replay_single_cache(trace, capacity, "learned", with_rules).tolist() == learned_hits
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -10,11 +11,17 @@ from dashboard.core.types import ClusterConfig, ClusterEvent, RouterConfig, Tier
 from dashboard.engine import routers
 from dashboard.engine.policies import policy_names
 from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
-from dashboard.engine.replay import learned_request_keys, replay_single_cache, request_features, simulate
+from dashboard.engine.replay import (
+    learned_block_rules,
+    learned_request_keys,
+    replay_single_cache,
+    request_features,
+    simulate,
+)
 from dashboard.engine.sessions import session_structure
 from tests.engine.gen import chained_traces, trace_from_paths
 from tests.engine.twin_cluster import simulate_twin
-from tests.engine.twins import continuation_keys_twin, replay_single_twin
+from tests.engine.twins import block_rules_twin, continuation_keys_twin, replay_single_twin
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -23,7 +30,7 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 @given(trace=chained_traces(), capacity=st.integers(0, 20), policy=st.sampled_from(policy_names()))
 def test_each_single_cache_kernel_equals_its_twin(trace: Trace, capacity: int, policy: str) -> None:
     scores = learned_request_keys(trace, LearnedOptions()) if policy == "learned" else None
-    expected = replay_single_twin(trace, capacity, policy, scores)
+    expected = replay_single_twin(trace, capacity, policy, scores, learned_rules_twin(trace))
     assert replay_single_cache(trace, capacity, policy).tolist() == expected
 
 
@@ -56,6 +63,28 @@ def test_learned_continuation_keys_equal_their_twin(trace: Trace, horizon_s: flo
     # NOTE: numba and Python sum log-odds in different orders: ~1e-16 apart, far below any gap
     # between two keys the policy compares (the replays beside it are compared exactly).
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def learned_rules_twin(trace: Trace) -> dict:
+    """The twin's block rules at the default options."""
+    options = LearnedOptions()
+    parent, _, _ = session_structure(trace)
+    return block_rules_twin(trace, parent.tolist(), options.horizon_s, options.prior_weight)
+
+
+@FAST
+@given(trace=chained_traces(), horizon_s=st.sampled_from([1.0, 10.0, 600.0]))
+def test_learned_block_rules_equal_their_twin(trace: Trace, horizon_s: float) -> None:
+    got = learned_block_rules(trace, LearnedOptions(horizon_s=horizon_s))
+    parent, _, _ = session_structure(trace)
+    want = block_rules_twin(trace, parent.tolist(), horizon_s, LearnedOptions().prior_weight)
+    np.testing.assert_allclose(got.tail_adjust, want["tail"], rtol=1e-12)
+    superseded = np.flatnonzero(got.sup_parent >= 0).tolist()
+    assert superseded == sorted(want["sup"])
+    for c in superseded:
+        p, start, adjust = want["sup"][c]
+        assert (got.sup_parent[c], got.sup_from[c]) == (p, start)
+        assert got.sup_adjust[c] == pytest.approx(adjust, rel=1e-12)
 
 
 tier_layouts = st.sampled_from([("gpu",), ("gpu", "cpu"), ("gpu", "cpu", "disk"), ("gpu", "disk")])
@@ -91,7 +120,8 @@ def test_tiered_cluster_kernel_equals_its_twin(
     got = simulate(trace, config, events)
     scores = learned_request_keys(trace, LearnedOptions()) if "learned" in [t.policy for t in tiers] else None
     _, session, _ = session_structure(trace)
-    want = simulate_twin(trace, config, events, routers.affinity_pods(session, num_pods, seed), scores)
+    rules = learned_rules_twin(trace) if scores is not None else None
+    want = simulate_twin(trace, config, events, routers.affinity_pods(session, num_pods, seed), scores, rules)
     assert got.pod.tolist() == want["pod"]
     assert got.hit_blocks.tolist() == want["hits"]
     assert got.cached_tokens.tolist() == want["cached"]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dashboard.core.types import TIER_NAMES, ClusterConfig, ClusterEvent, Trace
 from dashboard.engine.latency import latency_model
-from tests.engine.twins import TwinCache, block_info, next_uses, refresh_info
+from tests.engine.twins import TwinCache, block_info, block_score, next_uses, refresh_info, supersede_twin
 
 TIER_WEIGHT = {"gpu": 1.0, "cpu": 0.8, "disk": 0.5}
 MASK64 = (1 << 64) - 1
@@ -96,7 +94,7 @@ class ClusterTwin:
                 stored += 1
             cur, t = v, t + 1
 
-    def serve(self, i: int, pod: int, blocks: list[int], score: float) -> tuple[list[int], int]:
+    def serve(self, i: int, pod: int, blocks: list[int], scores, rules) -> tuple[list[int], int]:
         caches, tiers = self.pods[pod], self.config.tiers
         hit_tier, hits = [], [0, 0, 0]
         for t, cache in enumerate(caches):
@@ -107,7 +105,7 @@ class ClusterTwin:
         for k in range(len(blocks) - 1, -1, -1):
             b = blocks[k]
             self.tick += 1
-            refresh_info(self.info, b, self.nus[i][k], score)
+            refresh_info(self.info, b, self.nus[i][k], block_score(scores, rules, i, k == len(blocks) - 1))
             if b in caches[0]:
                 caches[0].touch(b, self.tick, self.info)
                 continue
@@ -123,6 +121,7 @@ def simulate_twin(
     events: tuple[ClusterEvent, ...],
     affinity: np.ndarray,
     scores: np.ndarray | None = None,
+    rules: dict | None = None,
 ) -> dict[str, list]:
     """Per-request pod, hits by tier, cached tokens, timing, stored blocks and predicted ratio."""
     tw = ClusterTwin(trace, config, affinity)
@@ -142,13 +141,14 @@ def simulate_twin(
             router = switches.pop(0)[1]
             tw.rng = [router.seed & MASK64]
         pod, pred = tw.route(router, i, blocks, now)
-        hits, stored = tw.serve(i, pod, blocks, -math.inf if scores is None else float(scores[i]))
+        hits, stored = tw.serve(i, pod, blocks, scores, rules)
         for k in range(len(blocks) - 1, -1, -1):
             b = blocks[k]
             if b in tw.views[pod]:
                 tw.views[pod].touch(b, tw.tick, tw.info)
             else:
                 tw.views[pod].insert(b, tw.tick, tw.info)
+        supersede_twin(trace, tw.info, tw.pods[pod], scores, rules, i)
         inp = int(trace.input_tokens[i])
         cum = [min(sum(hits[: t + 1]) * trace.block_tokens, inp) for t in range(3)]
         cached = [cum[0], cum[1] - cum[0], cum[2] - cum[1]]

@@ -54,6 +54,11 @@ class TwinCache:
             self.main.pop(b, None)
             self.main[b] = None
 
+    def rescore(self, b: int, info: dict) -> None:
+        """b's score changed (a superseded tail): the learned policy re-keys it, the others ignore it."""
+        if self.policy == "learned" and b in self.keys:
+            self.keys[b] = (info["score"][b], info["tie"][b])
+
     def insert(self, b: int, tick: int, info: dict) -> int:
         """Insert absent b; return the evicted block or -1."""
         if self.policy == "arc":
@@ -173,9 +178,9 @@ def refresh_info(info: dict, b: int, next_use: int, score: float) -> None:
 
 
 def replay_single_twin(
-    trace: Trace, capacity: int, policy: str, scores: np.ndarray | None = None
+    trace: Trace, capacity: int, policy: str, scores: np.ndarray | None = None, rules: dict | None = None
 ) -> list[int]:
-    """Per-request prefix hits of one cache: look up, then touch/insert tail first."""
+    """Per-request prefix hits of one cache: look up, then touch/insert tail first (rules: block_rules_twin)."""
     cache, info, nus = TwinCache(policy, capacity), block_info(trace), next_uses(trace)
     hits, tick = [], 0
     for i in range(trace.num_requests):
@@ -186,12 +191,70 @@ def replay_single_twin(
         hits.append(h)
         for k in range(len(blocks) - 1, -1, -1):
             tick += 1
-            refresh_info(info, blocks[k], nus[i][k], -math.inf if scores is None else float(scores[i]))
+            refresh_info(info, blocks[k], nus[i][k], block_score(scores, rules, i, k == len(blocks) - 1))
             if blocks[k] in cache:
                 cache.touch(blocks[k], tick, info)
             else:
                 cache.insert(blocks[k], tick, info)
+        supersede_twin(trace, info, [cache], scores, rules, i)
     return hits
+
+
+def block_score(scores: np.ndarray | None, rules: dict | None, i: int, is_last: bool) -> float:
+    """The score request i gives one of its blocks: its key, lowered for its last block by the tail rule."""
+    if scores is None:
+        return -math.inf
+    return float(scores[i]) + (rules["tail"][i] if rules and is_last else 0.0)
+
+
+def supersede_twin(trace: Trace, info: dict, caches: list, scores, rules: dict | None, i: int) -> None:
+    """Lower the superseded tail of request i's parent that still holds the parent's key; re-key it."""
+    if scores is None or not rules or i not in rules["sup"]:
+        return
+    p, start, adjust = rules["sup"][i]
+    for b in trace.blocks_of(p).tolist()[start:]:
+        if info["score"].get(b, -math.inf) <= float(scores[p]):
+            info["score"][b] = info["score"].get(b, -math.inf) + adjust
+            for cache in caches:
+                cache.rescore(b, info)
+
+
+def block_rules_twin(trace: Trace, parent: list[int], horizon_s: float, prior_weight: float) -> dict:
+    """learned_blocks.block_rules from its docstring: per request, log rates over events resolved by it."""
+    n, arrival = trace.num_requests, trace.arrival_s.tolist()
+    blocks = [trace.blocks_of(i).tolist() for i in range(n)]
+    partial = [int(trace.input_tokens[i]) < len(blocks[i]) * trace.block_tokens for i in range(n)]
+
+    def shared(i: int) -> int:
+        a, b, k = blocks[parent[i]], blocks[i], 0
+        while k < min(len(a), len(b)) and a[k] == b[k]:
+            k += 1
+        return k
+
+    tail_events, sup_events = [], []  # (resolved at request index, read again?)
+    sup = {}
+    for c in range(n):
+        p = parent[c]
+        if p < 0:
+            continue
+        if partial[p] and blocks[p]:
+            tail_events.append((c, shared(c) == len(blocks[p])))
+        if shared(c) < len(blocks[p]):
+            b = blocks[p][shared(c)]
+            readers = [j for j in range(c + 1, n) if b in blocks[j]]
+            if readers and arrival[readers[0]] <= arrival[c] + horizon_s:
+                sup_events.append((readers[0], True))
+            else:
+                later = [j for j in range(n) if arrival[j] > arrival[c] + horizon_s]
+                sup_events.append((later[0] if later else n, False))
+            sup[c] = (p, shared(c))
+
+    def log_rate(events: list, i: int) -> float:
+        done = [ok for at, ok in events if at <= i]
+        return math.log((sum(done) + 0.5 * prior_weight) / (len(done) + prior_weight))
+
+    tail = [log_rate(tail_events, i) if partial[i] and blocks[i] else 0.0 for i in range(n)]
+    return {"tail": tail, "sup": {c: (p, start, log_rate(sup_events, c)) for c, (p, start) in sup.items()}}
 
 
 def continuation_keys_twin(arrival, parent, features, horizon_s, decay_s, prior_weight) -> list[float]:

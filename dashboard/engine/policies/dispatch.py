@@ -128,6 +128,25 @@ def _insert_other(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int
     return -1
 
 
+@njit(cache=True, _nrt=False)
+def rescore(st: CacheState, c: int, b: int, info: tuple) -> None:
+    """Tell cache c that block b's score in info changed (only the learned policy keys on it)."""
+    p = st.pol[c]
+    if p == learned.POLICY_ID:
+        learned.rescore(st, c, b, info)
+    elif p in (
+        lru.POLICY_ID,
+        fifo.POLICY_ID,
+        lfu.POLICY_ID,
+        s3fifo.POLICY_ID,
+        oracle.POLICY_ID,
+        arc.POLICY_ID,
+    ):
+        return
+    else:
+        raise ValueError("unknown policy id")
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def access(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
     """Touch b if resident, else insert it; return the evicted block or -1."""

@@ -14,6 +14,9 @@ first, then larger block id. Because the decay is the same exponential for every
 order at any time equals the order of the static key log p_i + t_i / decay_s, which is what the
 lazy min-heap holds (k1; k2 = tie).
 
+Blocks learned to be seldom read again (a partial last block, a superseded tail) score lower by
+the log of their learned rate (learned_blocks.py); `rescore` re-keys a block whose score fell.
+
 Online means a request's own output length is never read: it is known only after decoding,
 after the request's blocks were scored (tests/engine/test_learned_causality.py).
 """
@@ -44,9 +47,12 @@ NUM_VALUES = sum(GROUP_SIZES)
 class LearnedOptions:
     """Knobs of the learned policy: the continuation horizon, the score decay and the prior."""
 
-    horizon_s: float = 600.0  # a session idle longer than this counts as not continuing
-    decay_s: float = 300.0  # e-folding time of a block's score while its session is idle
+    horizon_s: float = 300.0  # a session idle longer than this counts as not continuing
+    decay_s: float = 150.0  # e-folding time of a block's score while its session is idle
     prior_weight: float = 4.0  # pseudo-requests at the global rate behind each feature value
+    # Lower the scores of blocks learned to be seldom read again (learned_blocks.py): a request's
+    # partial last block, a tail the session's next request superseded.
+    block_rules: bool = True
     # Per-request continuation probabilities from an outside predictor (e.g. a model of the
     # prompts' text, as LPC uses), in the trace's request order; they replace the online one.
     probabilities: np.ndarray | None = field(default=None, compare=False)
@@ -169,3 +175,11 @@ def evict(st: CacheState, c: int) -> int:
     st.where[b, c] = 0
     st.lsize[c, MAIN] -= 1
     return b
+
+
+@njit(cache=True, _nrt=False)
+def rescore(st: CacheState, c: int, b: int, info: tuple) -> None:
+    """Re-key resident block b to its current score, lower or higher (learned_blocks: a superseded tail)."""
+    if st.where[b, c] == 1 and st.k1[c, b] != info.score[b]:
+        st.k1[c, b] = info.score[b]
+        heap_push(st, c, b)  # NOTE: the entry with the old key no longer matches k1, so it is skipped
