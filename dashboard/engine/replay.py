@@ -34,11 +34,19 @@ def block_hit_ratio(hits: np.ndarray, trace: Trace) -> float:
     return float(np.sum(hits, dtype=np.int64) / total) if total else 0.0
 
 
-def learned_request_keys(trace: Trace, options: LearnedOptions) -> np.ndarray:
-    """The learned policy's per-request score keys (online: each uses only the trace's past)."""
+def learned_inputs(trace: Trace, options: LearnedOptions) -> tuple[np.ndarray, BlockRules]:
+    """The learned policy's per-request score keys and block rules, from one session structure."""
+    structure = session_structure(trace)
+    return learned_request_keys(trace, options, structure), learned_block_rules(trace, options, structure)
+
+
+def learned_request_keys(trace: Trace, options: LearnedOptions, structure: tuple | None = None) -> np.ndarray:
+    """The learned policy's per-request score keys (online: each uses only the trace's past).
+
+    structure: session_structure(trace) when the caller already has it."""
     if options.probabilities is not None:
         return _keys_from_probabilities(trace, options)
-    parent, _, turns = session_structure(trace)
+    parent, _, turns = structure or session_structure(trace)
     features = feature_values(*request_features(trace, parent, turns))
     return continuation_keys(
         trace.arrival_s,
@@ -50,11 +58,11 @@ def learned_request_keys(trace: Trace, options: LearnedOptions) -> np.ndarray:
     )
 
 
-def learned_block_rules(trace: Trace, options: LearnedOptions) -> BlockRules:
+def learned_block_rules(trace: Trace, options: LearnedOptions, structure: tuple | None = None) -> BlockRules:
     """The learned policy's block rules per request (online, like its keys); inert when switched off."""
     if not options.block_rules:
         return no_block_rules(trace.num_requests)
-    parent, _, _ = session_structure(trace)
+    parent, _, _ = structure or session_structure(trace)
     return block_rules(
         trace.arrival_s,
         trace.offsets,
@@ -109,9 +117,10 @@ def _block_info(trace: Trace, needed: bool) -> BlockInfo:
 def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tuple:
     for name in names:
         policy_info(name)
-    learned = "learned" in names
-    keys = learned_request_keys(trace, options) if learned else np.zeros(trace.num_requests)
-    rules = learned_block_rules(trace, options) if learned else no_block_rules(trace.num_requests)
+    if "learned" in names:
+        keys, rules = learned_inputs(trace, options)
+    else:
+        keys, rules = np.zeros(trace.num_requests), no_block_rules(trace.num_requests)
     if "oracle" in names:
         next_use = next_use_of_accesses(trace.offsets, trace.block_ids, trace.num_blocks)
     else:

@@ -81,7 +81,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
     # NOTE: imported here, not at the top, so `is_warm()` answers without loading numba (make run calls it).
     from dashboard.engine.mrc import lru_mrc
     from dashboard.engine.policies.learned import LearnedOptions
-    from dashboard.engine.replay import learned_request_keys, replay_single_cache
+    from dashboard.engine.replay import learned_inputs, replay_single_cache
     from dashboard.engine.sessions import session_structure
     from dashboard.ingest.matrix_answer import parse_matrix_answer
 
@@ -91,7 +91,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
         ("sessions", lambda: (session_structure(trace), session_structure(with_sessions))),
         ("cluster replay: every policy, router and tier", lambda: _replays(trace)),
         ("single-cache LRU", lambda: replay_single_cache(trace, 2)),
-        ("learned policy's scores", lambda: learned_request_keys(trace, LearnedOptions())),
+        ("learned policy's scores and block rules", lambda: learned_inputs(trace, LearnedOptions())),
         ("miss-ratio curve", lambda: lru_mrc(trace)),
         ("capacity planner", lambda: _planner(trace)),
         ("Prometheus answer scanner", lambda: parse_matrix_answer(_ANSWER, "warmup")),

@@ -15,7 +15,13 @@ import pytest
 
 from dashboard.core.types import ClusterConfig, RouterConfig, TierConfig, Trace
 from dashboard.engine.readers.mooncake import read_mooncake
-from dashboard.engine.replay import LearnedOptions, cache_snapshots, learned_request_keys, simulate
+from dashboard.engine.replay import (
+    LearnedOptions,
+    cache_snapshots,
+    learned_block_rules,
+    learned_request_keys,
+    simulate,
+)
 
 FRACTIONS = (0.25, 0.5, 0.75)
 CONFIGS = {  # small caches, so the learned scores decide many evictions before N
@@ -66,12 +72,16 @@ def test_replaying_the_first_n_alone_gives_the_same_hits_and_cache_state(
 
 
 def test_every_request_keys_the_same_whatever_comes_after_it(conversation) -> None:
-    # The scores are where the future could leak in; at many cut points a leak shows at the cut.
+    # The scores and block rules are where the future could leak in (the rules' events resolve
+    # later requests); at many cut points a leak shows at the cut.
     full = learned_request_keys(conversation, LearnedOptions())
+    full_rules = learned_block_rules(conversation, LearnedOptions())
+    assert (full_rules.tail_adjust < 0).sum() > 0 and (full_rules.sup_parent >= 0).sum() > 0
     for n in np.linspace(50, conversation.num_requests - 1, 60).astype(int):
-        np.testing.assert_array_equal(
-            learned_request_keys(first_requests(conversation, n), LearnedOptions()), full[:n]
-        )
+        head = first_requests(conversation, n)
+        np.testing.assert_array_equal(learned_request_keys(head, LearnedOptions()), full[:n])
+        for got, want in zip(learned_block_rules(head, LearnedOptions()), full_rules, strict=True):
+            np.testing.assert_array_equal(got, want[:n])
 
 
 @pytest.mark.parametrize("fraction", FRACTIONS)

@@ -33,7 +33,10 @@ from dashboard.engine.policies.state import MAIN, CacheState, heap_pop_live, hea
 
 POLICY_ID = 5
 NAME = "learned"
-DESCRIPTION = "LPC-style learned continuation score (online, past only) with exponential idle decay"
+DESCRIPTION = (
+    "LPC-style learned continuation score (online, past only) with exponential idle decay; blocks it "
+    "learns are seldom read again (a partial last block, a superseded tail) go first"
+)
 IDLE_EDGES_S = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 INPUT_EDGES = (1000, 2000, 4000, 8000, 16000, 32000, 64000)  # tokens
 NUM_TURN, NUM_IDLE, NUM_GROWTH, NUM_TYPE = 6, len(IDLE_EDGES_S) + 2, 4, 9
