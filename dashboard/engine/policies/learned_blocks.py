@@ -3,8 +3,8 @@
 A session's next turn repeats its previous prompt, so every block of that prompt comes back when
 the session continues, except:
 - **a partial last block**: its tokens are followed by the reply in the next prompt, so the next
-  prompt's block at that position hashes differently (on the Mooncake conversation trace 1% of
-  last blocks are read again);
+  prompt's block at that position hashes differently (on the Mooncake conversation trace about
+  3% come back in the session's next request);
 - **a superseded tail**: when a session's next request shares only the first L blocks of the
   previous one (an edited or regenerated turn), the previous request's blocks from L on, which
   only a later sibling could read again.
