@@ -276,36 +276,35 @@ def bench_rss() -> Result:
 def bench_reduction(trace: Trace) -> list[Result]:
     """Item 10: capacity each policy needs for LRU's hit ratio at 18,279 blocks, as a reduction vs LRU."""
     results = []
+    ablation = "LearnedOptions(block_rules=False)"  # the options below, as the command writes them
     cases = [
-        ("learned", "online", ">= 18%", None, ""),
-        ("learned", "online, block rules off", "", LearnedOptions(block_rules=False), ABLATION_NOTE),
-        ("s3fifo", "online", "", None, ""),
-        ("arc", "online", "", None, ""),
-        ("oracle", "reference ceiling, reads the future", "", None, ""),
+        ("learned", "online", ">= 18%", None, "", reduction_command("learned")),
+        (
+            "learned",
+            "online, block rules off",
+            "",
+            LearnedOptions(block_rules=False),
+            ABLATION_NOTE,
+            reduction_command("learned", ablation),
+        ),
+        ("s3fifo", "online", "", None, "", reduction_command("s3fifo")),
+        ("arc", "online", "", None, "", reduction_command("arc")),
+        ("oracle", "reference ceiling, reads the future", "", None, "", reduction_command("oracle")),
         (
             "learned",
             "scored from hindsight labels: a diagnostic that reads the future",
             "",
             LearnedOptions(probabilities=hindsight_probabilities(trace)),
             HINDSIGHT_NOTE,
+            "python -m bench.bench_replay hindsight",
         ),
     ]
-    for policy, label, target, options, note in cases:
+    for policy, label, target, options, note, command in cases:
         started = time.perf_counter()
         r = space_reduction_vs_lru(trace, policy, REFERENCE_CAPACITY, options)
         took_s = time.perf_counter() - started
         value = float("nan") if r.reduction is None else 100.0 * r.reduction
         met = None if not target else (r.reduction is not None and r.reduction >= 0.18)
-        command = (
-            "python -m bench.bench_replay hindsight"
-            if note == HINDSIGHT_NOTE
-            else f'python -c "from dashboard.engine.capacity import space_reduction_vs_lru; from dashboard.engine.readers '
-            f"import read_trace; from dashboard.engine.replay import LearnedOptions; print(space_reduction_vs_lru("
-            f"read_trace('{TRACE_REL}'), '{policy}', 18279, {options!r}))\""
-            if options
-            else f'python -c "from dashboard.engine.capacity import space_reduction_vs_lru; from dashboard.engine.readers '
-            f"import read_trace; print(space_reduction_vs_lru(read_trace('{TRACE_REL}'), '{policy}', 18279))\""
-        )
         results.append(
             Result(
                 f"cache-space reduction vs LRU at equal hit ratio: {policy} ({label})",
@@ -322,6 +321,16 @@ def bench_reduction(trace: Trace) -> list[Result]:
             )
         )
     return results
+
+
+def reduction_command(policy: str, options: str = "") -> str:
+    """The one-line command that prints policy's space_reduction_vs_lru result (options: Python source)."""
+    imports = "; from dashboard.engine.replay import LearnedOptions" if options else ""
+    args = f"'{policy}', 18279" + (f", {options}" if options else "")
+    return (
+        f'python -c "from dashboard.engine.capacity import space_reduction_vs_lru; from dashboard.engine.readers '
+        f"import read_trace{imports}; print(space_reduction_vs_lru(read_trace('{TRACE_REL}'), {args}))\""
+    )
 
 
 HINDSIGHT_NOTE = (

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from dashboard.cli import main
-from dashboard.ui.export import CHROMIUM
 
 
 def plan_json(capsys, *args: str) -> dict:
@@ -88,7 +86,7 @@ def test_plan_writes_a_self_contained_captioned_html(mooncake_conversation, tmp_
     assert "conversation_trace.jsonl" in page and "kvscope " in page
 
 
-@pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"install Debian chromium ({CHROMIUM})")
+@pytest.mark.usefixtures("system_chromium")  # skipped without one, failed in CI
 def test_plan_writes_a_png(mooncake_conversation, tmp_path, capsys):
     out = tmp_path / "plan.png"
     code = main(
