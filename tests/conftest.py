@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from dashboard.core.config import THREADS_ENV_VAR
 from dashboard.store.db import Store, open_store
 from tests.live_stack import start_live_stack
 from tests.sample_store import empty_store
@@ -107,8 +108,8 @@ def artifacts_dir() -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The session's run folder, made before any xdist worker starts (they inherit it); jemalloc as
-    Arrow's pool in the test processes.
+    """The session's run folder, made before any xdist worker starts (they inherit it); one DuckDB
+    thread per process; jemalloc as Arrow's pool in the test processes.
 
     NOTE: the tests cut and re-cut the sample's metric table (tests/sample_store.py's SampleRows),
     and pyarrow's default mimalloc hands freed huge pages back to the kernel, which zeroes them
@@ -117,6 +118,10 @@ def pytest_configure(config: pytest.Config) -> None:
     better (the Overview's frames 3% slower, reading the sample's requests.parquet 124 against 85 ms).
     """
     begin_session()
+    # NOTE: three workers share two cores, so a second DuckDB thread per process mostly contends:
+    # the six DuckDB-heaviest modules took 50-52 CPU-s with one thread against 55-57 with two (the
+    # workers, and the apps and commands they start, inherit the variable).
+    os.environ.setdefault(THREADS_ENV_VAR, "1")
     if "jemalloc" in pa.supported_memory_backends():
         pa.set_memory_pool(pa.jemalloc_memory_pool())
 

@@ -14,6 +14,7 @@ SAMPLE_DATA_DIR = PACKAGE_DIR / "sample_data"
 DB_ENV_VAR = "KVSCOPE_DB"
 DEFAULT_DB_PATH = Path("data") / "kvscope.duckdb"
 SOURCE_ENV_VAR = "KVSCOPE_SOURCE"  # a Parquet export the app reads instead of the store
+THREADS_ENV_VAR = "KVSCOPE_DUCKDB_THREADS"  # at most this many DuckDB worker threads per process
 
 
 def default_db_path() -> Path:
@@ -24,3 +25,13 @@ def default_db_path() -> Path:
 def parquet_source() -> str | None:
     """$KVSCOPE_SOURCE: a Parquet export (folder, glob or URL) the app reads read-only, or None."""
     return os.environ.get(SOURCE_ENV_VAR) or None
+
+
+def duckdb_threads() -> int | None:
+    """$KVSCOPE_DUCKDB_THREADS as a positive whole number, or None (DuckDB's default: one per core)."""
+    text = os.environ.get(THREADS_ENV_VAR, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{THREADS_ENV_VAR}={text!r}: expected a positive whole number of threads")
+    return int(text)

@@ -24,6 +24,7 @@ import duckdb
 import pandas as pd
 
 from dashboard.core.types import SqlResult
+from dashboard.store.db import connect
 from dashboard.store.parquet import connect_source, is_parquet_source, readable_prefix
 
 DEFAULT_MAX_ROWS = 10_000
@@ -78,7 +79,7 @@ def _open_locked(path: Path) -> duckdb.DuckDBPyConnection:
     """A private connection with the store attached read-only and every way out closed."""
     if not path.is_file():
         raise ValueError(f"store {path} does not exist (import a trace or run `kvscope load-sample` first)")
-    conn = duckdb.connect(":memory:", config=_CONNECT_CONFIG)
+    conn = connect(":memory:", config=_CONNECT_CONFIG)
     try:
         # NOTE: the path is a quoted literal (ATTACH takes no bound parameters); quotes doubled.
         literal = str(path.resolve()).replace("'", "''")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from dashboard.core.config import QUERIES_DIR
+from dashboard.core.config import QUERIES_DIR, duckdb_threads
 
 SCHEMA_DIR = QUERIES_DIR / "schema"
 
@@ -57,6 +57,19 @@ class Store:
         self.connection.close()
 
 
+def connect(database: str, read_only: bool = False, config: dict | None = None) -> duckdb.DuckDBPyConnection:
+    """duckdb.connect, with at most $KVSCOPE_DUCKDB_THREADS worker threads when that is set.
+
+    NOTE: a SET after connecting rather than a connect config: DuckDB refuses a second connection
+    to a file with another config than the first's (a user's own duckdb.connect, say).
+    """
+    threads = duckdb_threads()  # NOTE: a bad value is refused before anything is opened
+    connection = duckdb.connect(database, read_only=read_only, config=config or {})
+    if threads is not None:
+        connection.execute(f"SET threads = {threads}")
+    return connection
+
+
 def open_store(path: str | Path, read_only: bool = False) -> Store:
     """Open (creating if needed) the store at path and apply pending migrations.
 
@@ -74,7 +87,7 @@ def open_store(path: str | Path, read_only: bool = False) -> Store:
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        connection = duckdb.connect(str(path), read_only=read_only)
+        connection = connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
         raise ValueError(describe_store_error(path, exc)) from exc
     store = Store(path=path, connection=connection, read_only=read_only)
@@ -108,7 +121,7 @@ def _upgrade_if_behind(path: Path) -> None:
     process holds the file.
     """
     try:
-        connection = duckdb.connect(str(path), read_only=True)
+        connection = connect(str(path), read_only=True)
     except duckdb.Error as exc:
         raise ValueError(describe_store_error(path, exc)) from exc
     try:

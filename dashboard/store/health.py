@@ -16,7 +16,14 @@ from typing import Any
 import duckdb
 
 from dashboard.store.blocks import rebuild_blocks
-from dashboard.store.db import Store, describe_store_error, migration_files, open_store, store_error_kind
+from dashboard.store.db import (
+    Store,
+    connect,
+    describe_store_error,
+    migration_files,
+    open_store,
+    store_error_kind,
+)
 from dashboard.store.queries import bind_params, load_query
 
 ROW_GROUP_ROWS = 122_880  # DuckDB's row group size
@@ -114,7 +121,7 @@ def inspect_store(path: Path) -> StoreReport:
     if not path.is_file():
         return report("not-a-file", f"{path} is not a file; give the path of a .duckdb store")
     try:
-        connection = duckdb.connect(str(path), read_only=True)
+        connection = connect(str(path), read_only=True)
     except duckdb.Error as exc:
         return report(store_error_kind(exc), describe_store_error(path, exc))
     store = Store(path=path, connection=connection, read_only=True)

@@ -32,7 +32,7 @@ from typing import Any
 import duckdb
 
 from dashboard import __version__
-from dashboard.store.db import Store, migrate, migration_files
+from dashboard.store.db import Store, connect, migrate, migration_files
 from dashboard.store.queries import bind_params, execute_write, load_query, run_query
 
 EXPORTED_TABLES = ("series", "samples", "requests", "annotations")
@@ -173,7 +173,7 @@ def connect_source(source: str, config: dict[str, Any] | None = None) -> duckdb.
     not such an export."""
     _check_local_source(source)
     root = source_root(source)
-    connection = duckdb.connect(":memory:", config=config or {})
+    connection = connect(":memory:", config=config)
     try:
         if is_remote(root):
             _load_httpfs(connection, source)
