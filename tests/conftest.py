@@ -56,6 +56,12 @@ def mooncake_conversation(traces_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def mooncake_synthetic(traces_dir: Path) -> Path:
+    """Mooncake FAST'25 synthetic trace (JSONL): a second trace with prefix hashes, tuned on by nothing."""
+    return traces_dir / "mooncake-fast25" / "synthetic_trace.jsonl"
+
+
+@pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for the worker's browser tests; each test opens its pages in contexts
     of its own (no cookies, storage or Streamlit session shared) and closes them.
