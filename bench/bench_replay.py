@@ -37,9 +37,8 @@ from dashboard.engine.summary import summarize
 
 TRACE_REL = "tests/data/traces/mooncake-fast25/conversation_trace.jsonl"  # in the repo: runs from a clone
 TRACE = ROOT / TRACE_REL
-SYNTHETIC_REL = (
-    "tests/data/traces/mooncake-fast25/synthetic_trace.jsonl"  # a second trace, tuned on by nothing
-)
+# A second trace with prefix hashes, on which no default was chosen.
+SYNTHETIC_REL = "tests/data/traces/mooncake-fast25/synthetic_trace.jsonl"
 SYNTHETIC = ROOT / SYNTHETIC_REL
 COMMAND = "python -m bench.run bench_replay"
 REPLAY_CMD = f"kvscope replay {TRACE_REL} --format mooncake --policy lru --hbm-blocks 18279 --json"
