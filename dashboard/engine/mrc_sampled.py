@@ -18,7 +18,7 @@ block the estimate is the exact ceiling.
 
 Accuracy is measured, not promised: MEASURED_MAX_ABS_ERROR holds the worst absolute error
 against the exact sweep, per policy, at DEFAULT_RATE (docs/whatif.md has the figures and rates).
-On the bundled traces it is 0.03-0.34, not 0.01: a sampled trace keeps whole requests of tens of
+On the bundled traces it is 0.06-0.34, not 0.01: a sampled trace keeps whole requests of tens of
 blocks while its cache shrinks 20-fold, and at small capacities shared prefixes (the trunk) fill
 most of the miniature cache. Raising the rate helps slowly (docs/whatif.md), so the exact sweep
 stays the default wherever a figure is reported.
@@ -38,16 +38,17 @@ from dashboard.engine.replay import replay_single_cache
 DEFAULT_RATE = 0.05
 TRUNK_SHARE = 0.01  # NOTE: a unit heavier than 1% of the accesses would swing the sample alone
 # Worst |sampled − exact| over block and token ratio, every point of the default 55-capacity grid,
-# seeds 0-2, on the Mooncake conversation trace and the embedded sample, at DEFAULT_RATE, rounded
-# up (docs/whatif.md has the figures per trace; tests/engine/test_mrc_sampled.py rechecks them).
+# seeds 0-2, on the Mooncake conversation and synthetic traces and the embedded sample, at
+# DEFAULT_RATE, rounded up (docs/whatif.md has the figures per trace; tests/engine/test_mrc_sampled.py
+# rechecks them).
 # NOTE: far from 0.01. Miniature caches shrink, but requests (chains of tens of blocks) do not.
 MEASURED_MAX_ABS_ERROR: dict[str, float] = {
     "fifo": 0.06,
     "lfu": 0.34,
     "s3fifo": 0.17,
     "arc": 0.10,
-    "learned": 0.03,
-    "oracle": 0.08,
+    "learned": 0.09,
+    "oracle": 0.14,
 }
 _MASK64 = (1 << 64) - 1
 

@@ -51,6 +51,18 @@ def test_sampled_curve_is_within_its_stated_error_at_every_point(conversation, p
     assert sampled.label().startswith(f"{policy} (sampled 5%, measured ±")
 
 
+@pytest.mark.parametrize("policy", ["learned", "oracle"])
+def test_sampled_curve_of_the_synthetic_trace_is_within_its_stated_error_for_every_seed(
+    mooncake_synthetic, policy
+):
+    # NOTE: this trace set these two bounds (docs/whatif.md): every point of the default grid, seeds 0-2
+    trace = read_mooncake(mooncake_synthetic)
+    exact = policy_mrc(trace, policy)
+    for seed in range(3):
+        sampled = sampled_policy_mrc(trace, policy, seed=seed)
+        assert max_abs_error(sampled.curve, exact) <= MEASURED_MAX_ABS_ERROR[policy], seed
+
+
 def test_sampled_curve_of_the_embedded_sample_is_within_its_stated_error():
     trace = read_trace(SAMPLE_DATA_DIR / "requests.parquet")
     caps = (np.array(REFERENCE_FRACTIONS)[[1, 2, 4]] * trace.num_blocks).astype(np.int64)  # 5/10/50%
