@@ -61,5 +61,9 @@ def test_the_synthetic_traces_readme_figures(mooncake_synthetic: Path) -> None:
     trace = read_mooncake(mooncake_synthetic)
     assert (trace.num_requests, trace.num_block_accesses, trace.num_blocks) == (3_993, 121_877, 43_924)
     assert block_hit_ratio(replay_single_cache(trace, 4_392, "lru"), trace) == pytest.approx(0.2623, abs=5e-5)
-    assert block_hit_ratio(replay_single_cache(trace, 4_392, "oracle"), trace) == pytest.approx(0.5063, abs=5e-5)
-    assert block_hit_ratio(replay_single_cache(trace, 43_924, "lru"), trace) == pytest.approx(0.6396, abs=5e-5)
+    assert block_hit_ratio(replay_single_cache(trace, 4_392, "oracle"), trace) == pytest.approx(
+        0.5063, abs=5e-5
+    )
+    assert block_hit_ratio(replay_single_cache(trace, 43_924, "lru"), trace) == pytest.approx(
+        0.6396, abs=5e-5
+    )
