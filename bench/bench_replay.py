@@ -325,11 +325,14 @@ def bench_reduction_untuned() -> list[Result]:
             ("oracle", "reference ceiling, reads the future", None),
         )
     ]
-    return reduction_rows(trace, capacity, cases, " on the synthetic trace (tuned on by nothing)")
+    return reduction_rows(
+        trace, capacity, cases, " on the synthetic trace (tuned on by nothing)", " (two thirds of 18%)"
+    )
 
 
-def reduction_rows(trace: Trace, capacity: int, cases: list, where: str) -> list[Result]:
-    """One row per (policy, label, target fraction or None, options, note, command) case."""
+def reduction_rows(trace: Trace, capacity: int, cases: list, where: str, why: str = "") -> list[Result]:
+    """One row per (policy, label, target fraction or None, options, note, command) case; why says
+    where a target comes from."""
     results = []
     for policy, label, target, options, note, command in cases:
         started = time.perf_counter()
@@ -345,7 +348,7 @@ def reduction_rows(trace: Trace, capacity: int, cases: list, where: str) -> list
                 "%",
                 f"LRU at {capacity:,} blocks",
                 0.0,
-                "" if target is None else f">= {100 * target:g}%" + (" (two thirds of 18%)" if where else ""),
+                "" if target is None else f">= {100 * target:g}%{why}",
                 met,
                 f"LRU hit ratio {r.lru_block_hit_ratio:.6f} at {r.lru_capacity_blocks:,} blocks; {policy} reaches "
                 f"{r.policy_block_hit_ratio:.6f} at {_blocks(r.policy_capacity_blocks)} blocks (smallest on an upward "
