@@ -6,6 +6,7 @@ reproduces them, the median of repeated runs, and a baseline measured in the sam
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import pkgutil
@@ -100,19 +101,39 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def main(argv: list[str]) -> int:
-    """Run the benchmark modules named in argv (default: all) and write the reports."""
+def module_names() -> list[str]:
+    """Every benchmark module (bench/bench_*.py), in name order."""
     import bench
 
-    names = argv or sorted(
-        m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_")
+    return sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark modules named in argv (default: all) and write the reports."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.run",
+        description="Run benchmarks and write BENCHMARKS.md and bench/results.json. Naming modules "
+        "reruns only those: the other modules' rows stay as they were.",
     )
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help="e.g. bench_replay (default: all)")
+    parser.add_argument("--list", action="store_true", help="print the benchmark modules and exit")
+    args = parser.parse_args(argv)
+    known = module_names()
+    if args.list:
+        print("\n".join(known))
+        return 0
+    unknown = [name for name in args.modules if name not in known]
+    if unknown:
+        print(f"bench: no benchmark module {unknown[0]!r}; choose from {', '.join(known)}", file=sys.stderr)
+        return 2
+    names = args.modules or known
     results: list[tuple[str, Result]] = []
     for name in names:
         print(f"bench: {name} …", file=sys.stderr, flush=True)
         results += [(name, r) for r in importlib.import_module(f"bench.{name}").run()]
-    if argv:  # NOTE: some modules only: the other modules' rows stay as they were
-        results = _merged(results, set(names))
+    if args.modules:  # NOTE: some modules only: the other modules' rows stay as they were
+        path = ROOT / "bench" / "results.json"
+        results = merged(results, set(names), json.loads(path.read_text()) if path.exists() else [])
     (ROOT / "BENCHMARKS.md").write_text(render_markdown([r for _, r in results]))
     payload = [asdict(r) | {"ratio": r.ratio} | ({"module": m} if m else {}) for m, r in results]
     (ROOT / "bench" / "results.json").write_text(json.dumps(payload, indent=2) + "\n")
@@ -120,10 +141,9 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _merged(new: list[tuple[str, Result]], rerun: set[str]) -> list[tuple[str, Result]]:
-    """The stored rows with those of the rerun modules (or of the same name) replaced by new ones."""
-    path = ROOT / "bench" / "results.json"
-    stored = json.loads(path.read_text()) if path.exists() else []
+def merged(new: list[tuple[str, Result]], rerun: set[str], stored: list[dict]) -> list[tuple[str, Result]]:
+    """The stored rows (results.json's) with those of the rerun modules (or of the same name)
+    replaced by new ones; a rerun module's stored row it no longer produces is dropped."""
     fresh = {r.name: (m, r) for m, r in new}
     fields = Result.__dataclass_fields__
     out, placed = [], set()
