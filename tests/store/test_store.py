@@ -36,6 +36,14 @@ def test_writing_the_same_samples_twice_stores_them_once(store):
     assert count(store, "series") == 1
 
 
+def test_an_overlapping_write_logs_the_span_of_what_it_stored_not_of_what_it_was_given(store):
+    write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, range(10))))  # scrapes 1-10
+    # NOTE: a pull re-reads its last minute: scrapes 6-10 again, and 11-15 new
+    assert write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, range(10), first=6))) == 5
+    logged = store.cursor().execute("SELECT lo, hi, num_samples FROM sample_writes ORDER BY write_id").fetchall()
+    assert logged == [(at(1), at(10), 10), (at(11), at(15), 5)]
+
+
 def test_label_order_does_not_create_a_second_series(store):
     write_samples(store, frame([(at(1), HITS, {"pod": "a", "model_name": "m"}, 1.0)]))
     write_samples(store, frame([(at(2), HITS, {"model_name": "m", "pod": "a"}, 2.0)]))
