@@ -40,7 +40,9 @@ def test_an_overlapping_write_logs_the_span_of_what_it_stored_not_of_what_it_was
     write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, range(10))))  # scrapes 1-10
     # NOTE: a pull re-reads its last minute: scrapes 6-10 again, and 11-15 new
     assert write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, range(10), first=6))) == 5
-    logged = store.cursor().execute("SELECT lo, hi, num_samples FROM sample_writes ORDER BY write_id").fetchall()
+    logged = (
+        store.cursor().execute("SELECT lo, hi, num_samples FROM sample_writes ORDER BY write_id").fetchall()
+    )
     assert logged == [(at(1), at(10), 10), (at(11), at(15), 5)]
 
 
