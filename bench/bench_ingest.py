@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import socket
 import subprocess
 import tempfile
@@ -48,7 +49,8 @@ def run() -> list[Result]:
             # NOTE: the stores are created (schema applied) before timing: a collector opens its
             # store once for its whole life, so a pull is the queries, the writes and the close
             # that checkpoints them into the file, not the file's creation.
-            stores = iter([open_store(Path(tmp) / f"bench-{i}.duckdb") for i in range(8)])  # 1 + repeats
+            # NOTE: one warm-up pull, the timed repeats, one pull counting CPU
+            stores = iter([open_store(Path(tmp) / f"bench-{i}.duckdb") for i in range(9)])
 
             def collect() -> int:
                 store = next(stores)
@@ -70,6 +72,8 @@ def run() -> list[Result]:
                 collect, lambda: _fetch_raw(url, start_s, end_s), repeats=7
             )
             sequential_s = timed_median(lambda: _fetch_raw(url, start_s, end_s, in_flight=1), repeats=5)
+            pull_cpu = _cpu_seconds(collect, proc.pid)
+            raw_cpu = _cpu_seconds(lambda: _fetch_raw(url, start_s, end_s), proc.pid)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
@@ -79,7 +83,10 @@ def run() -> list[Result]:
         f"baseline: the same metric-name lookup and chunked instant queries, {PREFETCH_CHUNKS} in flight as the "
         f"collector sends them, bodies read, nothing parsed; fetched one after another they take {sequential_s:.3f} s "
         f"(the pull is {collector_s / sequential_s:.2f}× that); timed from the queries to the store's close, on a "
-        f"store created beforehand (creating one takes {create_s:.3f} s)"
+        f"store created beforehand (creating one takes {create_s:.3f} s). CPU seconds, kvscope + Prometheus: "
+        f"pull {pull_cpu[0]:.2f} + {pull_cpu[1]:.2f}, raw fetch {raw_cpu[0]:.2f} + {raw_cpu[1]:.2f}; both "
+        f"share the machine's {os.cpu_count()} cores, so the pull takes at least "
+        f"{sum(pull_cpu) / (os.cpu_count() or 1):.3f} s here"
     )
     return [
         Result(
@@ -97,6 +104,19 @@ def run() -> list[Result]:
             "ingest, 6 h Prometheus pull: stored samples/s", COMMAND, num_stored / collector_s, "samples/s"
         ),
     ]
+
+
+def _cpu_seconds(fn, server_pid: int) -> tuple[float, float]:
+    """CPU seconds one call of fn costs this process (all its threads) and the server's process."""
+    server = Path(f"/proc/{server_pid}/stat")
+
+    def server_cpu() -> float:
+        fields = server.read_text().rsplit(") ", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    ours, theirs = time.process_time(), server_cpu()
+    fn()
+    return time.process_time() - ours, server_cpu() - theirs
 
 
 def _fetch_raw(url: str, start_s: float, end_s: float, in_flight: int = PREFETCH_CHUNKS) -> int:
