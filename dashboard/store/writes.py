@@ -106,12 +106,14 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
     # NOTE: only a batch with two series of one key, or a series repeating a timestamp, can repeat
     # a (series, ts), so only then does the insert pay for deduplicating (a hash aggregate).
     may_repeat = len(set(keys)) < len(keys) or _may_repeat_timestamps(batch.series, ts)
-    execute_write(cur, "samples_insert", lo=ts.min().item(), hi=ts.max().item(), shares_keys=may_repeat)
-    stored_ts = cur.fetchnumpy()["ts"]  # NOTE: the ts of each sample stored, to know the span written
-    if stored_ts.size and has_blocks(cur):
-        span = WrittenSpan(stored_ts.min().item(), stored_ts.max().item(), int(stored_ts.size))
-        keep_blocks(cur, span, num_new_series)
-    return int(stored_ts.size)
+    execute_write(cur, "samples_new", lo=ts.min().item(), hi=ts.max().item(), shares_keys=may_repeat)
+    execute_write(cur, "samples_insert")
+    stored = cur.fetchall()[0][0]  # the INSERT's row count
+    if stored and has_blocks(cur):
+        execute_write(cur, "samples_new_span")
+        lo, hi, num = cur.fetchall()[0]
+        keep_blocks(cur, WrittenSpan(lo, hi, num), num_new_series)
+    return stored
 
 
 def _series_ids(cur, num_series: int) -> tuple[np.ndarray, int]:
