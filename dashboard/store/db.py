@@ -82,27 +82,25 @@ def open_store(path: str | Path, read_only: bool = False) -> Store:
     if path.is_dir():
         raise ValueError(f"store {path} is a directory; give the path of a .duckdb file")
     if read_only:
-        _upgrade_if_behind(path)
+        return _open_current(path)
     is_new = not path.exists()
-    if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        connection = connect(str(path), read_only=read_only)
+        connection = connect(str(path))
     except duckdb.Error as exc:
         raise ValueError(describe_store_error(path, exc)) from exc
-    store = Store(path=path, connection=connection, read_only=read_only)
+    store = Store(path=path, connection=connection, read_only=False)
     try:
-        if not read_only and not is_new:
+        if not is_new:
             # NOTE: DuckDB checks a block's checksum only when it reads the block, and a write can
             # checkpoint into a damaged file; reading every table first keeps such a file as it is.
             from dashboard.store.health import verify_tables  # NOTE: health imports this module
 
             verify_tables(store)
-        if not read_only:
-            migrate(store)
-            from dashboard.store.blocks import roll_up  # NOTE: blocks imports this module
+        migrate(store)
+        from dashboard.store.blocks import roll_up  # NOTE: blocks imports this module
 
-            roll_up(store)  # NOTE: a store a writer left (or an older kvscope made) gets its blocks
+        roll_up(store)  # NOTE: a store a writer left (or an older kvscope made) gets its blocks
     except BaseException as exc:
         connection.close()
         if is_new:  # NOTE: a store this call created and could not finish leaves no file behind
@@ -113,32 +111,37 @@ def open_store(path: str | Path, read_only: bool = False) -> Store:
     return store
 
 
-def _upgrade_if_behind(path: Path) -> None:
-    """Apply the migrations a store made by an earlier kvscope lacks, before a read-only open.
+def _open_current(path: Path) -> Store:
+    """The store open read-only, once the migrations a store made by an earlier kvscope lacks are applied.
 
     NOTE: later queries call what later migrations define (macros, block tables), so a read-only
     store must be current; the upgrade is one read-write open, refused (one line) while another
-    process holds the file.
+    process holds the file. A current store keeps the connection that checked it (a connection
+    costs ~13 ms of CPU: DuckDB builds its catalog of functions for each).
     """
+    store = Store(path=path, connection=_connect_read_only(path), read_only=True)
     try:
-        connection = connect(str(path), read_only=True)
-    except duckdb.Error as exc:
-        raise ValueError(describe_store_error(path, exc)) from exc
-    try:
-        store = Store(path=path, connection=connection, read_only=True)
         behind = bool(pending_migrations(store))
     except duckdb.Error:
         behind = False  # NOTE: not a kvscope store (no migration log); its queries will say so
-    finally:
-        connection.close()
-    if behind:
-        try:
-            open_store(path).close()
-        except ValueError as exc:
-            raise ValueError(
-                f"store {path} was made by an earlier kvscope and needs its schema upgraded, which "
-                f"needs it open for writing: {exc}"
-            ) from exc
+    if not behind:
+        return store
+    store.close()
+    try:
+        open_store(path).close()
+    except ValueError as exc:
+        raise ValueError(
+            f"store {path} was made by an earlier kvscope and needs its schema upgraded, which "
+            f"needs it open for writing: {exc}"
+        ) from exc
+    return Store(path=path, connection=_connect_read_only(path), read_only=True)
+
+
+def _connect_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    try:
+        return connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise ValueError(describe_store_error(path, exc)) from exc
 
 
 def pending_migrations(store: Store) -> list[str]:
