@@ -124,6 +124,9 @@ def _open_current(path: Path) -> Store:
         behind = bool(pending_migrations(store))
     except duckdb.Error:
         behind = False  # NOTE: not a kvscope store (no migration log); its queries will say so
+    except BaseException:
+        store.close()
+        raise
     if not behind:
         return store
     store.close()
