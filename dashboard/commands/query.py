@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 
 from dashboard.commands._common import add_db_argument, add_source_argument, db_path, parquet_source
-from dashboard.services.queries import run_named_query, short_step_note
+from dashboard.services.queries import named_query_with_note
 from dashboard.store.queries import list_queries, load_read_query
 
 NAME = "query"
@@ -46,8 +46,7 @@ def run(args: argparse.Namespace) -> int:
     load_read_query(args.name)  # NOTE: an unknown or write query is refused before the store is opened
     params = parse_params(args.param)
     source = parquet_source(args)
-    frame = run_named_query(db_path(args), args.name, params, source)
-    note = short_step_note(db_path(args), params, source)
+    frame, note = named_query_with_note(db_path(args), args.name, params, source)
     if note is not None:  # instead of a silent "(no rows)": the step is too short for the data
         print(f"kvscope query: {note}", file=sys.stderr)
     if note is None or len(frame) or args.format != "table":

@@ -27,24 +27,26 @@ def open_reader(path: Path, source: str | None = None) -> Store:
 def run_named_query(path: Path, name: str, params: dict[str, Any], source: str | None = None) -> pd.DataFrame:
     """Open the store at path (or the Parquet export at source) read-only, run queries/NAME.sql
     with params, close it."""
+    return named_query_with_note(path, name, params, source)[0]
+
+
+def named_query_with_note(
+    path: Path, name: str, params: dict[str, Any], source: str | None = None
+) -> tuple[pd.DataFrame, str | None]:
+    """run_named_query's rows, and one line when params' step is below two observed scrape
+    intervals of the data (else None), from one open of the store or source."""
     store = open_reader(path, source)
     try:
-        return run_query(store, name, **params)
+        return run_query(store, name, **params), _short_step_note(store, params)
     finally:
         store.close()
 
 
-def short_step_note(path: Path, params: dict[str, Any], source: str | None = None) -> str | None:
-    """One line when params' step is below two observed scrape intervals of the store at path (or
-    the Parquet export at source), else None."""
+def _short_step_note(store: Store, params: dict[str, Any]) -> str | None:
     if "step" not in params:
         return None
     try:
         step_s = float(params["step"])
     except ValueError:
         return None  # run_query already rejected it
-    store = open_reader(path, source)
-    try:
-        return windows.short_step_note(store, step_s)
-    finally:
-        store.close()
+    return windows.short_step_note(store, step_s)
