@@ -24,17 +24,12 @@ def open_reader(path: Path, source: str | None = None) -> Store:
     return open_store(path, read_only=True)
 
 
-def run_named_query(path: Path, name: str, params: dict[str, Any], source: str | None = None) -> pd.DataFrame:
-    """Open the store at path (or the Parquet export at source) read-only, run queries/NAME.sql
-    with params, close it."""
-    return named_query_with_note(path, name, params, source)[0]
-
-
 def named_query_with_note(
     path: Path, name: str, params: dict[str, Any], source: str | None = None
 ) -> tuple[pd.DataFrame, str | None]:
-    """run_named_query's rows, and one line when params' step is below two observed scrape
-    intervals of the data (else None), from one open of the store or source."""
+    """Open the store at path (or the Parquet export at source) read-only, run queries/NAME.sql
+    with params, close it; with the rows, one line when params' step is below two observed scrape
+    intervals of the data (else None)."""
     store = open_reader(path, source)
     try:
         return run_query(store, name, **params), _short_step_note(store, params)

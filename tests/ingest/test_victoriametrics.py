@@ -20,7 +20,7 @@ from dashboard.ingest import prometheus
 from dashboard.ingest.config import PrometheusConfig
 from dashboard.ingest.matrix_answer import parse_compact_matrix
 from dashboard.services.collector import Collector
-from dashboard.services.queries import run_named_query
+from dashboard.services.queries import named_query_with_note
 from dashboard.store.db import open_store
 from tests.ingest.real_vllm import BackfilledPrometheus
 from tests.ingest.serve_sim import SimCluster
@@ -103,7 +103,7 @@ def rows(path) -> list[tuple]:
 def named(path, name: str, span: tuple[int, int], **params) -> pd.DataFrame:
     start_s, end_s = span
     window = {"start": float(end_s - 3 * STEP_S), "end": float(end_s), "step": float(STEP_S)}
-    return run_named_query(path, name, {**window, **params})
+    return named_query_with_note(path, name, {**window, **params})[0]
 
 
 def test_victoriametrics_stores_the_samples_prometheus_stores(stores):

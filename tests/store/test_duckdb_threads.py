@@ -38,11 +38,12 @@ def test_every_connection_kvscope_opens_has_the_threads_asked_for(tmp_path, monk
 
 def test_unset_leaves_duckdbs_own_default(tmp_path, monkeypatch):
     monkeypatch.delenv(THREADS_ENV_VAR, raising=False)
-    store = open_store(tmp_path / "store.duckdb")
+    store, plain = open_store(tmp_path / "store.duckdb"), duckdb.connect(":memory:")
     try:
-        assert threads_of(store.connection) == threads_of(duckdb.connect(":memory:"))
+        assert threads_of(store.connection) == threads_of(plain)
     finally:
         store.close()
+        plain.close()
 
 
 @pytest.mark.parametrize("value", ["0", "two", "-1", "1.5"])
