@@ -63,8 +63,8 @@ def mooncake_synthetic(traces_dir: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def browser():
-    """One headless Chromium for the worker's browser tests; each test opens its pages in contexts
-    of its own (no cookies, storage or Streamlit session shared) and closes them.
+    """One headless Chromium for the worker's browser tests; each page a test opens starts with no
+    cookies, site storage or Streamlit session (tests/ui/browser.py) and the test closes it.
 
     NOTE: the browser tests run one after another on one worker (tests/scheduling.py); a Chromium
     and a Playwright driver started for each cost a second of both cores every time.

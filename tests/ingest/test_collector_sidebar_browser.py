@@ -40,5 +40,5 @@ def test_the_sidebar_shows_a_collector_error_without_a_reload(browser, live_app)
     error = sidebar.get_by_text("answered HTTP 500", exact=False).first
     error.wait_for(timeout=30_000)
     text = error.inner_text()
-    page.context.close()
+    page.close()
     assert f"scrape of pod-a at {server.url('/metrics')} answered HTTP 500" in text

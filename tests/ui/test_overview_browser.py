@@ -117,7 +117,7 @@ def test_every_chart_is_readable_for_the_cluster_and_for_one_pod_and_no_section_
     cluster = walk_sections(page, artifacts_dir, "cluster", None)
     pick_pod(page, "vllm-0")
     one_pod = walk_sections(page, artifacts_dir, "vllm-0", "vllm-0")
-    page.context.close()
+    page.close()
     for seen in (cluster, one_pod):
         assert seen["first"] >= 4  # the first section: hit rates and TTFT
         assert seen["errors"] == 0

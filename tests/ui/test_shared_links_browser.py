@@ -20,16 +20,22 @@ def view(page) -> dict:
     }
 
 
-def reopened(browser, url: str, shot) -> dict:
-    """The view a colleague gets from the link: a new context with no cookies or session."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
+LEAVE_TRACES_JS = "localStorage.setItem('left-behind', '1'); document.cookie = 'left-behind=1'"
+NO_TRACES_JS = "localStorage.getItem('left-behind') === null && !document.cookie.includes('left-behind')"
+
+
+def reopened(browser, url: str, shot, sender) -> dict:
+    """The view a colleague gets from the link: a new tab with none of the sender's cookies, site
+    storage or session (the sender's page leaves a cookie and a stored item that must not be seen)."""
+    sender.evaluate(LEAVE_TRACES_JS)
+    page = browser.new_page(viewport=VIEWPORT)
     page.goto(url, wait_until="domcontentloaded")
+    assert page.evaluate(NO_TRACES_JS), "the new tab sees the sender's cookie or stored item"
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=90_000)
     settle(page)
     page.screenshot(path=str(shot), full_page=True)
     seen = view(page)
-    context.close()
+    page.close()
     return seen
 
 
@@ -52,8 +58,8 @@ def test_an_overview_link_reopens_the_same_pod_range_and_section(browser, app_ur
     page.wait_for_function("location.search.includes('overview_section=')", timeout=60_000)
     settle(page)
     shared, mine = page.url, view(page)
-    theirs = reopened(browser, shared, artifacts_dir / "overview-link.png")
-    page.context.close()
+    theirs = reopened(browser, shared, artifacts_dir / "overview-link.png", page)
+    page.close()
     params = parse_qs(urlsplit(shared).query)
     assert params["sidebar_pods"] == ["vllm-0"] and params["sidebar_range"] == ["last 1 h"]
     assert params["overview_section"] == ["KV tiers & routing"]
@@ -76,8 +82,8 @@ def test_a_planner_link_reopens_the_same_plan(browser, app_url, artifacts_dir):
     shared, mine = page.url, view(page)
     num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
     page.screenshot(path=str(artifacts_dir / "planner-shared.png"), full_page=True)
-    theirs = reopened(browser, shared, artifacts_dir / "planner-link.png")
-    page.context.close()
+    theirs = reopened(browser, shared, artifacts_dir / "planner-link.png", page)
+    page.close()
     assert linked_price == "3.50"
     assert "7.25" in mine["inputs"] and num_errors == 0
     assert theirs == mine

@@ -40,8 +40,8 @@ def test_choosing_a_trace_writes_it_into_the_url_and_the_url_reopens_it(browser,
     other.goto(shared, wait_until="domcontentloaded")
     other.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     reopened = requests_metric(other)
-    page.context.close()
-    other.context.close()
+    page.close()
+    other.close()
     assert "traces_name=sample" in shared and num_errors == 0
     assert reopened == want
 

@@ -41,15 +41,14 @@ def test_a_compared_set_of_scenarios_reopens_from_its_link_in_a_fresh_browser(
     num_errors = page.locator(ERRORS).count()
     page.screenshot(path=str(artifacts_dir / "whatif.png"), full_page=True)
 
-    fresh = browser.new_context(viewport={"width": 1500, "height": 2400})
-    other = fresh.new_page()
+    other = browser.new_page(viewport={"width": 1500, "height": 2400})  # a colleague's: no cookies or storage
     other.goto(shared, wait_until="domcontentloaded")
     wait_for_comparison(other)
     reopened = command_lines(other)
     reopened_pods = other.locator(".st-key-whatif_s2_pods input").input_value()
     num_reopened_errors = other.locator(ERRORS).count()
-    page.context.close()
-    fresh.close()
+    page.close()
+    other.close()
     assert "whatif_s1_cpu=12000" in shared and num_errors == 0 == num_reopened_errors
     assert (
         shown.count("kvscope replay") == 3
