@@ -3,7 +3,7 @@
 NOTE: each browser test used to start its own `streamlit run` on its own copy of the sample, so
 each paid for the server's start and for computing every chart cold. The app reads its store
 read-only and keeps no state between browser sessions but its caches, so one app serves them all:
-each test still opens its pages in a new browser context (a new Streamlit session).
+each page a test opens is still a new visitor's tab and a new Streamlit session (tests/ui/browser.py).
 """
 
 from __future__ import annotations
