@@ -84,11 +84,14 @@ def _origin(url: str) -> str:
 
 
 def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    """The system Chromium the tests drive, the one PNG export drives (dashboard/ui/export.py)."""
+    from dashboard.ui.export import system_chromium
+
+    path = system_chromium()
     if path is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium is missing in CI (.ci/run installs it: apt-get install chromium)")
-        pytest.skip("headless browser test needs chromium: apt-get install chromium")
+            pytest.fail("no chromium in CI (.ci/run installs it: apt-get install chromium-headless-shell)")
+        pytest.skip("headless browser test needs chromium: apt-get install chromium-headless-shell")
     return path
 
 

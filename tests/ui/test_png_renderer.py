@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import plotly.graph_objects as go
 import pytest
 
-from dashboard.ui.export import export_png, rendered_png
+from dashboard.ui.export import export_png, rendered_png, system_chromium
 from dashboard.ui.png_renderer import RENDERER
 
 pytestmark = pytest.mark.usefixtures("system_chromium")  # skipped without one, failed in CI
@@ -52,3 +52,20 @@ def test_exports_asked_at_once_from_two_threads_each_get_their_own_picture():
         at_once = list(pool.map(lambda t: export_png(chart(t), f"caption of {t}"), titles))
     assert at_once == [alone[t] for t in titles]
     assert alone["left"] != alone["right"]
+
+
+@pytest.mark.parametrize(
+    "installed, chosen",
+    [
+        (("chromium", "chromium-headless-shell"), "chromium-headless-shell"),
+        (("chromium",), "chromium"),
+        (("chromium-browser",), "chromium-browser"),
+        ((), None),
+    ],
+)
+def test_export_drives_the_headless_shell_when_it_is_installed(tmp_path, monkeypatch, installed, chosen):
+    for name in installed:
+        (tmp_path / name).write_text("#!/bin/sh\n")
+        (tmp_path / name).chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert system_chromium() == (str(tmp_path / chosen) if chosen else None)
