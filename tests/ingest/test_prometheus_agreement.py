@@ -14,6 +14,7 @@ from dashboard.ingest.config import PrometheusConfig
 from dashboard.services.collector import Collector
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
+from tests.polling import wait_until
 
 WINDOWS_S = (10, 20)
 
@@ -25,13 +26,30 @@ def promql(url: str, query: str, at_s: float) -> float | None:
     return float(result[0]["value"][1]) if result else None
 
 
+def committed_past(url: str, end_s: float) -> bool:
+    """True once every pod has a sample stored later than end_s in Prometheus.
+
+    NOTE: a sample carries the time its scrape began but is stored when the scrape ends, and a
+    target's scrapes run one after another: once a pod has a sample after end_s, every sample of
+    it up to end_s is in. On a busy machine a scrape takes seconds, so "two seconds ago" is not
+    enough (a pull then missed a sample PromQL read a moment later).
+    """
+    qs = urllib.parse.urlencode({"query": "max by (pod) (timestamp(vllm:prefix_cache_queries_total))"})
+    with urllib.request.urlopen(f"{url}/api/v1/query?{qs}", timeout=10) as resp:
+        latest = {r["metric"].get("pod"): float(r["value"][1]) for r in json.load(resp)["data"]["result"]}
+    return all(latest.get(pod, 0.0) > end_s for pod in PODS)
+
+
 @pytest.fixture(scope="module")
 def pulled(live_stack, tmp_path_factory):
+    """A store holding one pull that ends at end_s, once Prometheus holds every sample up to it:
+    the store and PromQL then read the same samples, and a second pull finds nothing new."""
     store = open_store(tmp_path_factory.mktemp("db") / "live.duckdb")
-    now_s = time.time()
+    end_s = float(int(time.time()) - 2)
+    wait_until(lambda: committed_past(live_stack.url, end_s), "a scrape of every pod after the window's end")
     collector = Collector(store, prometheus_config=PrometheusConfig(url=live_stack.url), since_s=120)
-    assert collector.pull_once(now_s) > 0
-    yield store, now_s
+    assert collector.pull_once(end_s) > 0
+    yield store, end_s
     store.close()
 
 
@@ -50,8 +68,7 @@ def window_ends(rows) -> list[float]:
 
 @pytest.mark.parametrize("window_s", WINDOWS_S)
 def test_hit_rate_sql_agrees_with_promql_for_each_pod(live_stack, pulled, window_s):
-    store, now_s = pulled
-    end_s = float(int(now_s) - 2)
+    store, end_s = pulled
     rows = run_query(store, "hit_rate", start=end_s - 2 * window_s, end=end_s, step=window_s)
     rows = rows[rows.tier == "gpu"]
     ends = window_ends(rows)
@@ -75,8 +92,7 @@ def test_hit_rate_sql_agrees_with_promql_for_each_pod(live_stack, pulled, window
 
 @pytest.mark.parametrize("window_s", WINDOWS_S)
 def test_ttft_p90_sql_agrees_with_histogram_quantile_for_each_pod(live_stack, pulled, window_s):
-    store, now_s = pulled
-    end_s = float(int(now_s) - 2)
+    store, end_s = pulled
     for pod in PODS:
         rows = run_query(
             store, "ttft_quantiles", start=end_s - 2 * window_s, end=end_s, step=window_s, q=[0.9], pod=pod
@@ -94,15 +110,15 @@ def test_ttft_p90_sql_agrees_with_histogram_quantile_for_each_pod(live_stack, pu
 
 
 def test_pulling_the_same_window_twice_stores_each_sample_once(live_stack, pulled):
-    store, now_s = pulled
+    store, end_s = pulled
     count = store.cursor().execute("SELECT count(*) FROM samples").fetchall()[0][0]
     again = Collector(store, prometheus_config=PrometheusConfig(url=live_stack.url), since_s=120)
-    assert again.pull_once(now_s) == 0
+    assert again.pull_once(end_s) == 0
     assert store.cursor().execute("SELECT count(*) FROM samples").fetchall()[0][0] == count
 
 
 def test_collector_state_reports_lag_and_no_error(live_stack, pulled):
-    store, now_s = pulled
+    store, _ = pulled
     collector = Collector(store, prometheus_config=PrometheusConfig(url=live_stack.url), since_s=120)
     collector.pull_once()
     state = collector.state()

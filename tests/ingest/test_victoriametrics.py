@@ -54,9 +54,9 @@ def victoria(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def span(victoria) -> tuple[int, int]:
-    """(start, end], whole seconds, ending a second ago: every scrape in it has arrived."""
+    """(start, end], whole seconds, ending a second ago, once every scrape in it has arrived."""
     end_s = int(time.time()) - 1
-    victoria.flush()
+    wait_until(lambda: victoria.scraped_past(end_s), "a scrape of every target after the span's end")
     return end_s - SINCE_S, end_s
 
 

@@ -109,6 +109,21 @@ class VictoriaMetrics:
         pods = sum(1 for pod in self.targets if pod.startswith("vllm-"))
         return 0 if len(result) < pods else min(int(float(r["value"][1])) for r in result)
 
+    def scraped_past(self, end_s: float) -> bool:
+        """True once it holds a scrape of every target that began after end_s.
+
+        NOTE: a scrape's samples carry its start time but are stored when it ends, one scrape of a
+        target after another: past that point every sample of a target up to end_s is in, and an
+        export of the span then holds what a pull of it will read.
+        """
+        try:
+            self.flush()
+            answer = json.loads(self._get("/api/v1/query", query="timestamp(up)", nocache=1))
+        except OSError:
+            return False
+        latest = {r["metric"].get("pod"): float(r["value"][1]) for r in answer["data"]["result"]}
+        return all(latest.get(pod, 0.0) > end_s for pod in self.targets)
+
     def flush(self) -> None:
         """Make every sample it has received searchable now (it otherwise waits up to a second)."""
         self._get("/internal/force_flush")
