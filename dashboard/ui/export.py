@@ -87,8 +87,7 @@ def system_chromium() -> str | None:
 
 def _use_system_chromium() -> None:
     # NOTE: kaleido 1.x drives Chrome through choreographer, which takes BROWSER_PATH before its own search.
-    chromium = system_chromium()
-    if not os.environ.get("BROWSER_PATH") and chromium:
+    if not os.environ.get("BROWSER_PATH") and (chromium := system_chromium()):
         os.environ["BROWSER_PATH"] = chromium
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.ui.export import system_chromium
 from tests.shared_process import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,8 +86,6 @@ def _origin(url: str) -> str:
 
 def chromium() -> str:
     """The system Chromium the tests drive, the one PNG export drives (dashboard/ui/export.py)."""
-    from dashboard.ui.export import system_chromium
-
     path = system_chromium()
     if path is None:
         if os.environ.get("CI"):
