@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from dashboard.cli import main
 from dashboard.core.scenarios import Scenario
 from dashboard.engine.readers import read_trace
 from dashboard.services import compare, whatif
@@ -70,17 +69,11 @@ def test_the_command_line_sets_everything_the_page_does():
     ],
     ids=["precise", "weights-and-latency-model"],
 )
-def test_the_command_line_replays_the_same_figures(mooncake_conversation, scenario):
+def test_the_command_line_replays_the_same_figures(mooncake_conversation, scenario, capsys):
     src = whatif.TraceSource("file:x", str(mooncake_conversation), str(mooncake_conversation))
     args = whatif.command_line(src, "mooncake", scenario).split()[2:]
-    out = subprocess.run(
-        [sys.executable, "-m", "dashboard", "replay", *args, "--json"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    printed = json.loads(out.stdout)
+    assert main(["replay", *args, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
     result = compare.run_scenario(read_trace(str(mooncake_conversation), "mooncake"), scenario)
     assert printed["token_hit_ratio"] == result.summary.token_hit_ratio
     assert printed["ttft_s"] == result.summary.ttft_s

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from dashboard.cli import main
 from dashboard.services.sample import store_is_empty, write_sample
 from dashboard.store.db import open_store
 from dashboard.store.queries import run_query
@@ -20,22 +21,15 @@ REPO = Path(__file__).resolve().parents[2]
 TABLES = ("requests", "annotations")
 
 
-def kvscope(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dashboard", *args], cwd=REPO, capture_output=True, text=True, timeout=300
-    )
-
-
-def test_load_sample_if_empty_loads_once(tmp_path):
+def test_load_sample_if_empty_loads_once(tmp_path, capsys):
     # NOTE: a 6-minute sample from the same generator (not the 6-hour one, whose loading the
     # session's sample store already does): what is checked is that a filled store is left alone.
     write_sample(tmp_path / "short", hours=0.1)
     db = tmp_path / "k.duckdb"
-    load = ("load-sample", "--db", str(db), "--dir", str(tmp_path / "short"), "--if-empty")
-    first = kvscope(*load)
-    assert first.returncode == 0, first.stderr
-    second = kvscope(*load)
-    assert second.returncode == 0 and "already holds" in second.stdout
+    load = ["load-sample", "--db", str(db), "--dir", str(tmp_path / "short"), "--if-empty"]
+    assert main(load) == 0
+    capsys.readouterr()
+    assert main(load) == 0 and "already holds" in capsys.readouterr().out
     store = open_store(db, read_only=True)
     counts = run_query(store, "store_counts").iloc[0]
     store.close()
