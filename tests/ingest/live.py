@@ -111,6 +111,21 @@ def _handler(registry: CollectorRegistry) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+SCRAPE_TIMES = "timestamp(up)"  # when each target's latest stored scrape began, by its pod label
+
+
+def scraped_past(answer: dict, pods, end_s: float) -> bool:
+    """True when a SCRAPE_TIMES answer shows, for every pod, a stored scrape that began after end_s.
+
+    NOTE: a scrape's samples carry the time it began but are stored when it ends, one scrape of a
+    target after another: past that point every sample of a pod up to end_s is stored. On a busy
+    machine a scrape takes seconds, so "a second or two ago" is not enough: a pull then missed a
+    sample the server's own query read a moment later.
+    """
+    latest = {r["metric"].get("pod"): float(r["value"][1]) for r in answer["data"]["result"]}
+    return all(latest.get(pod, 0.0) > end_s for pod in pods)
+
+
 @dataclass
 class PrometheusServer:
     """The real Prometheus binary on 127.0.0.1 with a temp config and data dir."""
@@ -182,6 +197,13 @@ class PrometheusServer:
         if len(result) < len(self.targets):
             return 0
         return min(int(float(r["value"][1])) for r in result)
+
+    def scraped_past(self, end_s: float) -> bool:
+        """True once it has stored a scrape of every target that began after end_s (see scraped_past)."""
+        qs = urllib.parse.urlencode({"query": SCRAPE_TIMES})
+        context = ssl.create_default_context(cafile=str(self.tls[2])) if self.tls else None
+        with urllib.request.urlopen(f"{self.url}/api/v1/query?{qs}", timeout=5, context=context) as resp:
+            return scraped_past(json.load(resp), self.targets, end_s)
 
     def stop(self) -> None:
         if self.proc is not None:

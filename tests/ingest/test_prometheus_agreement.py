@@ -26,27 +26,13 @@ def promql(url: str, query: str, at_s: float) -> float | None:
     return float(result[0]["value"][1]) if result else None
 
 
-def committed_past(url: str, end_s: float) -> bool:
-    """True once every pod has a sample stored later than end_s in Prometheus.
-
-    NOTE: a sample carries the time its scrape began but is stored when the scrape ends, and a
-    target's scrapes run one after another: once a pod has a sample after end_s, every sample of
-    it up to end_s is in. On a busy machine a scrape takes seconds, so "two seconds ago" is not
-    enough (a pull then missed a sample PromQL read a moment later).
-    """
-    qs = urllib.parse.urlencode({"query": "max by (pod) (timestamp(vllm:prefix_cache_queries_total))"})
-    with urllib.request.urlopen(f"{url}/api/v1/query?{qs}", timeout=10) as resp:
-        latest = {r["metric"].get("pod"): float(r["value"][1]) for r in json.load(resp)["data"]["result"]}
-    return all(latest.get(pod, 0.0) > end_s for pod in PODS)
-
-
 @pytest.fixture(scope="module")
 def pulled(live_stack, tmp_path_factory):
     """A store holding one pull that ends at end_s, once Prometheus holds every sample up to it:
     the store and PromQL then read the same samples, and a second pull finds nothing new."""
     store = open_store(tmp_path_factory.mktemp("db") / "live.duckdb")
     end_s = float(int(time.time()) - 2)
-    wait_until(lambda: committed_past(live_stack.url, end_s), "a scrape of every pod after the window's end")
+    wait_until(lambda: live_stack.scraped_past(end_s), "a scrape of every pod after the window's end")
     collector = Collector(store, prometheus_config=PrometheusConfig(url=live_stack.url), since_s=120)
     assert collector.pull_once(end_s) > 0
     yield store, end_s

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ingest.live import free_port
+from tests.ingest.live import SCRAPE_TIMES, free_port, scraped_past
 from tests.polling import wait_until
 
 BINARY = "victoria-metrics"
@@ -110,19 +110,13 @@ class VictoriaMetrics:
         return 0 if len(result) < pods else min(int(float(r["value"][1])) for r in result)
 
     def scraped_past(self, end_s: float) -> bool:
-        """True once it holds a scrape of every target that began after end_s.
-
-        NOTE: a scrape's samples carry its start time but are stored when it ends, one scrape of a
-        target after another: past that point every sample of a target up to end_s is in, and an
-        export of the span then holds what a pull of it will read.
-        """
+        """True once it has stored a scrape of every target that began after end_s (live.scraped_past)."""
         try:
             self.flush()
-            answer = json.loads(self._get("/api/v1/query", query="timestamp(up)", nocache=1))
+            answer = json.loads(self._get("/api/v1/query", query=SCRAPE_TIMES, nocache=1))
         except OSError:
             return False
-        latest = {r["metric"].get("pod"): float(r["value"][1]) for r in answer["data"]["result"]}
-        return all(latest.get(pod, 0.0) > end_s for pod in self.targets)
+        return scraped_past(answer, self.targets, end_s)
 
     def flush(self) -> None:
         """Make every sample it has received searchable now (it otherwise waits up to a second)."""
