@@ -46,9 +46,21 @@ WAITS_FOR_LIVE_STACK = {
 }
 
 
+# Modules that render PNGs through kaleido: on the browser tests' worker, one kaleido Chromium
+# serves them all (one per worker that rendered a PNG cost ~4 CPU-s to start and warm up).
+PNG_MODULES = {
+    "tests/ui/test_png_renderer.py",
+    "tests/ui/test_whatif_export.py",
+    "tests/planner/test_export.py",
+    "tests/cli/test_plan_cli.py",
+}
+
+
 def is_browser_test(nodeid: str) -> bool:
-    """True for a test in a module that drives the real Chromium (its file name ends in _browser.py)."""
-    return nodeid.split("::", 1)[0].endswith("_browser.py")
+    """True for a test in a module that drives the real Chromium: a *_browser.py file, or one that
+    renders PNGs through kaleido."""
+    module = nodeid.split("::", 1)[0]
+    return module.endswith("_browser.py") or module in PNG_MODULES
 
 
 def estimated_seconds(unit: str, num_tests: int) -> float:
