@@ -69,9 +69,9 @@ def estimated_seconds(unit: str, num_tests: int) -> float:
 
 
 class LongestFirst(LoadScopeScheduling):
-    """Loadscope (a module's tests on one worker), with every *_browser.py module in one unit, the
-    units handed out longest first, and those that wait for the live stack's history held back until
-    it can be there.
+    """Loadscope (a module's tests on one worker), with every *_browser.py module and every module
+    that renders PNGs in one unit (is_browser_test), the units handed out longest first, and those
+    that wait for the live stack's history held back until it can be there.
 
     NOTE: xdist hands out the modules with the most tests first, so the ones that take long for a
     few tests (servers to start and wait on, subprocesses) came last and ended the run with the
