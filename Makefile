@@ -37,7 +37,8 @@ lint: install
 
 # NOTE: one worker more than cores (at most 4), to fill the tests' waits on servers and browsers;
 # each test module on one worker so its fixtures (a VictoriaMetrics, a Ray head) start once, the
-# browser tests one after another, the slowest modules first (tests/conftest.py, tests/scheduling.py);
+# browser tests one after another, the slowest modules first, those that mostly wait on servers one at
+# a time (tests/conftest.py, tests/scheduling.py);
 # the live Prometheus stack and the app on the sample are shared by all (tests/shared_process.py).
 # PYTHONDONTWRITEBYTECODE is cleared so pytest keeps the test modules it rewrote for its asserts:
 # otherwise every worker rewrites all of them again on every run (~1.1 s of CPU each).
