@@ -116,7 +116,6 @@ def test_a_page_that_finds_no_marker_compiles_under_a_status_box(
 ) -> None:
     monkeypatch.setenv("KVSCOPE_DB", str(tmp_path / "kvscope.duckdb"))
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=300)
-    at.run()
     at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Replay engine compiled" in at.status[0].label

@@ -25,10 +25,9 @@ def run_app(monkeypatch, env: dict[str, str], page: str | None = None) -> AppTes
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
     if page is not None:
-        at.switch_page(page).run()
-    return at
+        at.switch_page(page)  # NOTE: straight to the page, as a link to it opens it
+    return at.run()
 
 
 def test_the_overview_over_the_export_shows_what_it_shows_over_the_store(monkeypatch, sample_db, exported):

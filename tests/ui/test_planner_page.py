@@ -21,8 +21,7 @@ def filled_db(tmp_path_factory) -> Path:
 def planner_page(monkeypatch, db: Path) -> AppTest:
     monkeypatch.setenv("KVSCOPE_DB", str(db))
     at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page(PAGE).run()
+    at.switch_page(PAGE).run()  # NOTE: straight to the page, as a link to it opens it
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -49,7 +48,6 @@ def test_a_shared_url_restores_the_planner_inputs(monkeypatch, filled_db):
     monkeypatch.setenv("KVSCOPE_DB", str(filled_db))
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params.update(planner_target="ttft-p90", planner_ttft="0.2", planner_price="4.0")
-    at.run()
     at.switch_page(PAGE).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="planner_target").value == "ttft-p90"

@@ -27,8 +27,7 @@ def open_page(monkeypatch, db: Path, query: dict[str, str] | None = None) -> App
     monkeypatch.setenv("KVSCOPE_DB", str(db))
     at = AppTest.from_file(APP, default_timeout=90)
     at.query_params.update(query or {})
-    at.run()
-    at.switch_page(PAGE).run()
+    at.switch_page(PAGE).run()  # NOTE: straight to the page, as a link to it opens it
     assert not at.exception, [e.value for e in at.exception]
     return at
 
