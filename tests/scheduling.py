@@ -48,7 +48,8 @@ WAITS_FOR_LIVE_STACK = {
 }
 
 
-# Units that mostly wait on servers, subprocesses and timers (a tenth of their time or less on CPU):
+# Units that mostly wait on servers, subprocesses and timers (the test process on CPU a sixth of their
+# time or less):
 # two of them beside the browser unit left both cores idle for seconds. One runs at a time while
 # units that work are left to run beside it.
 WAITS = {
