@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from dashboard.services import warmup
 from tests.conftest import data_dir
+from tests.ui.apptest import app_at
 
 ROOT = Path(__file__).resolve().parents[2]
 MOONCAKE = str(data_dir() / "traces" / "mooncake-fast25" / "conversation_trace.jsonl")
@@ -115,8 +115,7 @@ def test_a_page_that_finds_no_marker_compiles_under_a_status_box(
     no_marker, page, tmp_path, monkeypatch
 ) -> None:
     monkeypatch.setenv("KVSCOPE_DB", str(tmp_path / "kvscope.duckdb"))
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=300)
-    at.switch_page(page).run()
+    at = app_at(page, 300)
     assert not at.exception, [e.value for e in at.exception]
     assert "Replay engine compiled" in at.status[0].label
     assert warmup.is_warm()

@@ -4,14 +4,12 @@ no exception box, and the file left as it was."""
 from __future__ import annotations
 
 from contextlib import nullcontext
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.store.test_doctor import digest, healthy_db, held_open, make_store  # noqa: F401 (fixture)
-
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+from tests.ui.apptest import APP
 
 ADVICE = {
     "damaged": "kvscope doctor --db",

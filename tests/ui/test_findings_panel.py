@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 from datetime import date, time
-from pathlib import Path
 from urllib.parse import parse_qsl
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+from tests.ui.apptest import APP
 
 
 def test_overview_lists_the_samples_findings_with_their_causes(monkeypatch, sample_db):

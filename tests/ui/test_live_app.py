@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from tests.polling import wait_until
-
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+from tests.ui.apptest import APP
 
 
 def test_app_collects_from_prometheus_and_shows_the_collector_state(monkeypatch, live_stack, tmp_path):

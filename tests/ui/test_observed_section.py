@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+from tests.ui.apptest import APP
 
 
 def test_the_replay_runs_only_when_asked_and_then_shows_both_sides_and_what_the_gap_means(

@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from dashboard.cli import main
 from dashboard.core.selection import RangeError, all_data_range, custom_range, time_range
 from dashboard.core.units import format_duration
+from tests.ui.apptest import APP
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 POD = "vllm-0"
 
 

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from dashboard.ui.export import export_html
+from tests.ui.apptest import APP
 from tests.ui.test_traces_page import build_two_traces, open_page
-
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
 def offered(at: AppTest, key: str) -> list[str]:

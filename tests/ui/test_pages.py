@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.ui.apptest import APP
 from tests.ui.fixtures import build_store
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGES = ("app_pages/overview.py", "app_pages/traces.py", "app_pages/whatif.py", "app_pages/planner.py")
 
 

@@ -8,8 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.cli import main
-
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+from tests.ui.apptest import app_at
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +23,7 @@ def run_app(monkeypatch, env: dict[str, str], page: str | None = None) -> AppTes
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    at = AppTest.from_file(APP, default_timeout=120)
-    if page is not None:
-        at.switch_page(page)  # NOTE: straight to the page, as a link to it opens it
-    return at.run()
+    return app_at(page, 120)
 
 
 def test_the_overview_over_the_export_shows_what_it_shows_over_the_store(monkeypatch, sample_db, exported):

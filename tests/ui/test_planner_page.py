@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.ui.apptest import app_at
 from tests.ui.fixtures import build_store
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGE = "app_pages/planner.py"
 
 
@@ -20,8 +20,7 @@ def filled_db(tmp_path_factory) -> Path:
 
 def planner_page(monkeypatch, db: Path) -> AppTest:
     monkeypatch.setenv("KVSCOPE_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page(PAGE).run()  # NOTE: straight to the page, as a link to it opens it
+    at = app_at(PAGE, 120)
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -46,9 +45,7 @@ def test_planner_plans_the_embedded_sample_without_a_store(monkeypatch, tmp_path
 
 def test_a_shared_url_restores_the_planner_inputs(monkeypatch, filled_db):
     monkeypatch.setenv("KVSCOPE_DB", str(filled_db))
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params.update(planner_target="ttft-p90", planner_ttft="0.2", planner_price="4.0")
-    at.switch_page(PAGE).run()
+    at = app_at(PAGE, 120, {"planner_target": "ttft-p90", "planner_ttft": "0.2", "planner_price": "4.0"})
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="planner_target").value == "ttft-p90"
     assert at.number_input(key="planner_ttft").value == 0.2

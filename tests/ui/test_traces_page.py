@@ -12,8 +12,8 @@ from dashboard.services import whatif
 from dashboard.services.traces import import_trace
 from dashboard.store.db import open_store
 from tests.sample_store import copy_of
+from tests.ui.apptest import app_at
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGE = "app_pages/traces.py"
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "requests.parquet"
 TINY = (
@@ -25,9 +25,7 @@ TINY = (
 
 def open_page(monkeypatch, db: Path, query: dict[str, str] | None = None) -> AppTest:
     monkeypatch.setenv("KVSCOPE_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params.update(query or {})
-    at.switch_page(PAGE).run()  # NOTE: straight to the page, as a link to it opens it
+    at = app_at(PAGE, 90, query)
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -12,8 +12,8 @@ from dashboard.services.saved_replays import save_replay
 from dashboard.services.traces import import_trace
 from dashboard.store.db import open_store
 from tests.conftest import data_dir
+from tests.ui.apptest import app_at
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGE = "app_pages/whatif.py"
 MOONCAKE = data_dir() / "traces" / "mooncake-fast25" / "conversation_trace.jsonl"
 
@@ -41,9 +41,7 @@ def db(tmp_path_factory) -> Path:
 
 def open_page(monkeypatch, db: Path, query: dict[str, str] | None = None) -> AppTest:
     monkeypatch.setenv("KVSCOPE_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update(query or {})
-    at.switch_page(PAGE).run()  # NOTE: straight to the page, as a link to it opens it
+    at = app_at(PAGE, 180, query)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return at
