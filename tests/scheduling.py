@@ -49,9 +49,8 @@ WAITS_FOR_LIVE_STACK = {
 
 
 # Units that mostly wait on servers, subprocesses and timers (the test process on CPU a sixth of their
-# time or less):
-# two of them beside the browser unit left both cores idle for seconds. One runs at a time while
-# units that work are left to run beside it.
+# time or less): two of them beside the browser unit left both cores idle for seconds. One runs at a
+# time while units that work are left to run beside it.
 WAITS = {
     "tests/ingest/test_collect_robustness.py",
     "tests/ingest/test_collector_survives.py",
@@ -115,9 +114,9 @@ class LongestFirst(LoadScopeScheduling):
             for unit in sorted(self.workqueue, key=lambda u: estimated_seconds(u, len(self.workqueue[u]))):
                 self.workqueue.move_to_end(unit, last=False)
             self._is_sorted = True
-        held = set(WAITS) if self._is_waiting_elsewhere(node) else set()
+        held = WAITS if self._is_waiting_elsewhere(node) else set()
         if time.monotonic() - self._started < NUM_SCRAPES_NEEDED:
-            held |= WAITS_FOR_LIVE_STACK
+            held = held | WAITS_FOR_LIVE_STACK
         ready = next((u for u in self.workqueue if u not in held), None)
         if ready is not None:
             self.workqueue.move_to_end(ready, last=False)
