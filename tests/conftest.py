@@ -130,10 +130,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # workers, and the apps and commands they start, inherit the variable). The whole suite's wall
     # time moved within its noise (164-171 s with it, 166 s without, 2026-12-05).
     os.environ.setdefault(THREADS_ENV_VAR, "1")
-    # NOTE: numpy asks for transparent huge pages for arrays over 4 MB; on this CI's virtual machines
-    # a process's first touch of them is slow: the Traces page's statistics of the embedded sample
-    # took 1.3-2.0 s of system time in a new process with them and 0.1 s without (three of three).
-    # The workers, and the apps and commands they start, inherit the variable.
+    # NOTE: kvscope turns numpy's transparent huge pages off when it is imported (dashboard/__init__.py),
+    # but this process has imported numpy already (through pyarrow), so the workers get it from here.
+    # On this CI's virtual machines the Traces page's statistics of the embedded sample took 1.3-2.0 s
+    # of system time in a new process with them and 0.1 s without (three of three).
     os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     if "jemalloc" in pa.supported_memory_backends():
         pa.set_memory_pool(pa.jemalloc_memory_pool())
