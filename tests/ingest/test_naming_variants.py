@@ -24,9 +24,9 @@ from dashboard.store.queries import run_query
 from dashboard.store.writes import write_series_samples
 
 START = datetime(2026, 12, 1)
-# NOTE: 30 s scrapes (not 15 s) halve the pages parsed; each 5-minute window still holds ten
-# scrapes of every name variant, which is what the comparisons below need.
-HOURS, NUM_PODS, SCRAPE_S = 1.0, 3, 30.0
+# NOTE: 60 s scrapes (not 15 s) quarter the pages parsed; each 5-minute window still holds five
+# scrapes of every name variant, and a windowed increase needs two.
+HOURS, NUM_PODS, SCRAPE_S = 1.0, 3, 60.0
 NEW = Dialect()
 OLD = Dialect(vllm="0.10", epp="gaie")
 MIDDLE = Dialect(vllm="0.20")
