@@ -9,8 +9,12 @@ import sys
 
 import pytest
 
-# NOTE: numpy's setter returns the setting it replaces, the one numpy chose when it was imported.
-PROBE = "import dashboard, numpy; print(numpy._core.multiarray._set_madvise_hugepage(True))"
+# NOTE: numpy's setter returns the setting it replaces, the one numpy chose when it was imported
+# (numpy 2 keeps it in numpy._core, numpy 1.26 in numpy.core).
+PROBE = (
+    "import dashboard, numpy; core = getattr(numpy, '_core', None) or numpy.core; "
+    "print(core.multiarray._set_madvise_hugepage(True))"
+)
 
 
 @pytest.mark.parametrize(("users_setting", "huge_pages"), [(None, "False"), ("1", "True")])
