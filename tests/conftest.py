@@ -115,8 +115,8 @@ def artifacts_dir() -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     """The session's run folder, made before any xdist worker starts (they inherit it); one DuckDB
-    thread per process; numpy without transparent huge pages; jemalloc as Arrow's pool in the test
-    processes.
+    thread per process; jemalloc as Arrow's pool in the test processes. (numpy's transparent huge
+    pages are off in every process: importing dashboard above set that, and the workers inherit it.)
 
     NOTE: the tests cut and re-cut the sample's metric table (tests/sample_store.py's SampleRows),
     and pyarrow's default mimalloc hands freed huge pages back to the kernel, which zeroes them
@@ -130,11 +130,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # workers, and the apps and commands they start, inherit the variable). The whole suite's wall
     # time moved within its noise (164-171 s with it, 166 s without, 2026-12-05).
     os.environ.setdefault(THREADS_ENV_VAR, "1")
-    # NOTE: kvscope turns numpy's transparent huge pages off when it is imported (dashboard/__init__.py),
-    # but this process has imported numpy already (through pyarrow), so the workers get it from here.
-    # On this CI's virtual machines the Traces page's statistics of the embedded sample took 1.3-2.0 s
-    # of system time in a new process with them and 0.1 s without (three of three).
-    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     if "jemalloc" in pa.supported_memory_backends():
         pa.set_memory_pool(pa.jemalloc_memory_pool())
 
