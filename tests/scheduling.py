@@ -15,7 +15,6 @@ SECONDS_PER_TEST = 0.05  # a typical test here takes milliseconds to a tenth of 
 # on these: a unit missing here is merely handed out later.
 SLOW_UNITS = {
     BROWSER_UNIT: 100,
-    "tests/ingest/test_collect_robustness.py": 25,
     "tests/services/test_window_cache.py": 18,
     "tests/store/test_doctor.py": 16,
     "tests/cli/test_sweep_ray.py": 16,
@@ -23,6 +22,7 @@ SLOW_UNITS = {
     "tests/sim/test_serve_sim.py": 14,
     "tests/ingest/test_secrets_and_messages.py": 13,
     "tests/ingest/test_victoriametrics.py": 13,
+    "tests/ingest/test_collect_robustness.py": 12,
     "tests/engine/test_mrc_sampled.py": 12,
     "tests/sim/test_load_sample.py": 11,
     "tests/store/test_parquet_export.py": 11,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import ssl
 import subprocess
 import threading
@@ -109,6 +110,71 @@ def _handler(registry: CollectorRegistry) -> type[BaseHTTPRequestHandler]:
             return
 
     return Handler
+
+
+class TcpRelay:
+    """A TCP relay on its own port in front of a server: `cut()` refuses new connections and drops
+    the open ones (the server unreachable, as in a network outage), `restore()` serves again on
+    the same port. The server behind it runs on throughout (Prometheus keeps scraping)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = free_port()
+        self._listener: socket.socket | None = None
+        self._open: set[socket.socket] = set()
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> TcpRelay:
+        self.restore()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.cut()
+
+    def restore(self) -> None:
+        listener = socket.create_server(("127.0.0.1", self.port))  # NOTE: SO_REUSEADDR: the same port again
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self) -> None:
+        if self._listener is not None:
+            self._listener.shutdown(
+                socket.SHUT_RDWR
+            )  # NOTE: close() alone leaves accept() blocked, accepting
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            for conn in self._open:
+                conn.close()
+            self._open.clear()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # NOTE: cut() closed the listener
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            with self._lock:
+                self._open |= {client, upstream}
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        """Copy one direction; when either side ends, end the pair (HTTP clients never half-close)."""
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        with self._lock:
+            self._open -= {source, sink}
+        source.close()
+        sink.close()
 
 
 SCRAPE_TIMES = "timestamp(up)"  # when each target's latest stored scrape began, by its pod label

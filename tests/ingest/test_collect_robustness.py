@@ -17,7 +17,7 @@ from dashboard.ingest.prometheus import MAX_POINTS_PER_SERIES, plan_chunks
 from dashboard.ingest.scrape import Target
 from dashboard.services.collector import Collector
 from dashboard.store.db import open_store
-from tests.ingest.live import PrometheusServer
+from tests.ingest.live import TcpRelay
 from tests.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,34 +28,44 @@ def num_samples(store) -> int:
     return store.cursor().execute("SELECT count(*) FROM samples").fetchall()[0][0]
 
 
-def test_outage_is_reported_then_the_gap_is_filled_without_duplicates(exporters, tmp_path):
-    prom = PrometheusServer({e.pod: e.port for e in exporters}, tmp_path)
-    prom.start()
+def newest_s(store) -> float:
+    return store.cursor().execute("SELECT max(epoch_ms(ts)) / 1000 FROM samples").fetchall()[0][0]
+
+
+def test_outage_is_reported_then_the_gap_is_filled_without_duplicates(live_stack, tmp_path):
+    # NOTE: the outage is the network's: Prometheus scrapes on behind the relay, so the samples of the
+    # outage are there to fetch once it ends, and the next pull must store them (the gap filled).
     store = open_store(tmp_path / "s.duckdb")
-    collector = Collector(store, prometheus_config=PrometheusConfig(url=prom.url), since_s=300)
-    wait_until(lambda: prom.num_scrapes() >= 3, "three scrapes of each pod")
-    collector.pull_once()
-    before = num_samples(store)
-    prom.stop()
-    with pytest.raises(ConnectionError):
+    with TcpRelay(live_stack.port) as relay:
+        collector = Collector(store, prometheus_config=PrometheusConfig(url=relay.url), since_s=300)
         collector.pull_once()
-    assert "unreachable" in collector.state().last_error
-    assert num_samples(store) == before  # stored data untouched
-    prom.start()  # same tsdb dir: what was scraped before the stop is still there
-
-    def pulled_more() -> int:
-        collector.pull_once()
-        return max(0, num_samples(store) - before)
-
-    wait_until(pulled_more, "samples scraped after the restart")
+        before, newest_before = num_samples(store), newest_s(store)
+        relay.cut()
+        cut_s = time.time()
+        with pytest.raises(ConnectionError):
+            collector.pull_once()
+        assert "unreachable" in collector.state().last_error
+        assert num_samples(store) == before  # stored data untouched
+        wait_until(lambda: live_stack.scraped_past(cut_s), "a scrape stored during the outage")
+        outage_ended_s = time.time()
+        relay.restore()
+        assert collector.pull_once() > 0
     assert collector.state().last_error is None
+    in_outage = (
+        store.cursor()
+        .execute(
+            "SELECT count(*) FROM samples WHERE epoch_ms(ts) > ? AND epoch_ms(ts) <= ?",
+            [newest_before * 1000, outage_ended_s * 1000],
+        )
+        .fetchall()[0][0]
+    )
+    assert in_outage > 0, "the samples Prometheus scraped during the outage were not stored"
     dupes = (
         store.cursor()
         .execute("SELECT count(*) FROM (SELECT series_id, ts FROM samples GROUP BY ALL HAVING count(*) > 1)")
         .fetchall()[0][0]
     )
     assert dupes == 0
-    prom.stop()
     store.close()
 
 
