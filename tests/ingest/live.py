@@ -142,9 +142,8 @@ class TcpRelay:
 
     def cut(self) -> None:
         if self._listener is not None:
-            self._listener.shutdown(
-                socket.SHUT_RDWR
-            )  # NOTE: close() alone leaves accept() blocked, accepting
+            # NOTE: close() alone leaves the accept() blocked in _accept accepting connections
+            self._listener.shutdown(socket.SHUT_RDWR)
             self._listener.close()
             self._listener = None
         with self._lock:
