@@ -157,7 +157,11 @@ class TcpRelay:
                 client, _ = listener.accept()
             except OSError:
                 return  # NOTE: cut() closed the listener
-            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:
+                client.close()  # NOTE: the server behind is down: the client sees it at once, not a hang
+                continue
             with self._lock:
                 self._open |= {client, upstream}
             for a, b in ((client, upstream), (upstream, client)):
