@@ -123,6 +123,8 @@ def pytest_configure(config: pytest.Config) -> None:
     again on the next cut: tests/services/test_window_cache.py took 15.1 CPU-s with it and 12.1
     with jemalloc. kvscope itself keeps pyarrow's default: on its own paths jemalloc measured no
     better (the Overview's frames 3% slower, reading the sample's requests.parquet 124 against 85 ms).
+    Neither DuckDB's allocator flush thresholds at 16 GB nor glibc's mmap and trim thresholds moved
+    the page faults or the CPU of the store, export and block-rollup modules (2026-12-06).
     """
     begin_session()
     # NOTE: three workers share two cores, so a second DuckDB thread per process mostly contends:
@@ -139,7 +141,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
     NOTE: many tests wait (Prometheus's first scrape, a client's backoff, Chromium drawing, a
     subprocess's timer); with one worker per core those waits left a fifth of the cores' time
-    idle, and one worker more fills it.
+    idle, and one worker more fills it. Two more did not pay: on 2 cores, alternating `make test`
+    runs (2026-12-06) took 157, 165 and 164 s with four workers against 166, 168 and 147 s with
+    three, and two workers took 188 s against three's 158.
     """
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
