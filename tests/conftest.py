@@ -141,7 +141,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
     NOTE: many tests wait (Prometheus's first scrape, a client's backoff, Chromium drawing, a
     subprocess's timer); with one worker per core those waits left a fifth of the cores' time
-    idle, and one worker more fills it. Two more did not pay: on 2 cores, alternating `make test`
+    idle, and one worker more fills it. A fourth did not pay: on 2 cores, alternating `make test`
     runs (2026-12-06) took 157, 165 and 164 s with four workers against 166, 168 and 147 s with
     three, and two workers took 188 s against three's 158.
     """
