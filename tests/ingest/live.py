@@ -141,12 +141,12 @@ class TcpRelay:
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 
     def cut(self) -> None:
-        if self._listener is not None:
-            # NOTE: close() alone leaves the accept() blocked in _accept accepting connections
-            self._listener.shutdown(socket.SHUT_RDWR)
-            self._listener.close()
-            self._listener = None
         with self._lock:
+            listener, self._listener = self._listener, None
+            if listener is not None:
+                # NOTE: close() alone leaves the accept() blocked in _accept accepting connections
+                listener.shutdown(socket.SHUT_RDWR)
+                listener.close()
             for conn in self._open:
                 conn.close()
             self._open.clear()
@@ -163,6 +163,10 @@ class TcpRelay:
                 client.close()  # NOTE: the server behind is down: the client sees it at once, not a hang
                 continue
             with self._lock:
+                if self._listener is not listener:  # NOTE: accepted just before a cut: dropped with it
+                    client.close()
+                    upstream.close()
+                    return
                 self._open |= {client, upstream}
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
