@@ -29,6 +29,9 @@ class Store:
     connection: duckdb.DuckDBPyConnection
     read_only: bool = False
     write_lock: threading.Lock = field(default_factory=threading.Lock)
+    # NOTE: series_key → series_id of the series this process's committed writes met: a series_id
+    # never changes once stored, and a write whose series are all here skips registering them.
+    known_series: dict[str, int] = field(default_factory=dict)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A fresh cursor for one call (safe to use from the calling thread only)."""

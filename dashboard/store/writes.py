@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -42,8 +42,11 @@ def write_samples(store: Store, samples: pa.Table | pd.DataFrame, where: str = "
 
 def write_series_samples(store: Store, batch: SeriesSamples, where: str = "samples") -> int:
     """Store samples grouped by series (labels once per series); returns how many were new."""
+    met: dict[str, int] = {}
     with store.transaction() as cur:
-        return _insert_samples(cur, batch, where)
+        stored = _insert_samples(cur, batch, where, SeriesIds(store.known_series, met))
+    store.known_series.update(met)  # NOTE: only once committed: a rolled-back series has no id
+    return stored
 
 
 def write_query_result(store: Store, answer: SeriesSamples, where: str = "query result") -> int:
@@ -63,14 +66,31 @@ def write_query_results(store: Store, answers: list[tuple[SeriesSamples, str]]) 
     pull are ~90k samples each, so writing two together makes the close's checkpoint ~6x cheaper.
     """
     stored = 0
+    met: dict[str, int] = {}
     with store.transaction() as cur:
+        known = SeriesIds(store.known_series, met)
         for batch, where in answers:
             labels = [d if "pod" in d else {**d, "pod": d.get("instance", "")} for d in batch.labels]
-            stored += _insert_samples(cur, replace(batch, labels=labels), where)
+            stored += _insert_samples(cur, replace(batch, labels=labels), where, known)
+    store.known_series.update(met)  # NOTE: only once committed: a rolled-back series has no id
     return stored
 
 
-def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
+@dataclass(frozen=True)
+class SeriesIds:
+    """The series ids a write may take without asking the store: those of committed writes, and
+    those this write's transaction registered so far (kept apart until it commits)."""
+
+    committed: dict[str, int]
+    this_write: dict[str, int]
+
+    def lookup(self, keys: list[str]) -> np.ndarray | None:
+        """Every key's series_id, or None when one is in neither."""
+        ids = [self.this_write.get(key, self.committed.get(key)) for key in keys]
+        return None if None in ids else np.array(ids, np.int64)
+
+
+def _insert_samples(cur, batch: SeriesSamples, where: str, known: SeriesIds) -> int:
     """Add a batch to the store on a transaction's cursor; how many samples were new."""
     if not all(isinstance(m, str) and m for m in batch.metrics):
         raise ValueError(f"{where}: a sample has no metric name")
@@ -78,20 +98,10 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
         return 0
     labels = [sorted((k, v) for k, v in d.items() if v is not None) for d in batch.labels]
     keys = [_series_key(metric, items) for metric, items in zip(batch.metrics, labels, strict=True)]
-    try:
-        series = pa.table(
-            {
-                "idx": pa.array(np.arange(len(keys)), pa.int64()),
-                "series_key": pa.array(keys, pa.string()),
-                "metric": pa.array(batch.metrics, pa.string()),
-                "labels": pa.array(labels, LABELS_TYPE),
-            }
-        )
-    except pa.ArrowException as exc:
-        raise ValueError(f"{where}: labels must map names to strings: {exc}") from None
-    # NOTE: the registrations live on this transaction's cursor and end with it.
-    cur.register("incoming_series", series)
-    ids, num_new_series = _series_ids(cur, len(keys))
+    ids, num_new_series = known.lookup(keys), 0
+    if ids is None:  # NOTE: a collector's every pull after its first has all its series known
+        ids, num_new_series = _registered_ids(cur, keys, batch.metrics, labels, where)
+        known.this_write.update(zip(keys, ids.tolist(), strict=True))
     ts = batch.ts.astype("datetime64[us]", copy=False)  # every writer already hands in microseconds
     cur.register(
         "incoming_points",
@@ -114,6 +124,26 @@ def _insert_samples(cur, batch: SeriesSamples, where: str) -> int:
         lo, hi, num = cur.fetchall()[0]
         keep_blocks(cur, WrittenSpan(lo, hi, num), num_new_series)
     return stored
+
+
+def _registered_ids(
+    cur, keys: list[str], metrics: list[str], labels: list[list[tuple[str, str]]], where: str
+) -> tuple[np.ndarray, int]:
+    """series_id of each series, registering those the store has not seen; and how many it registered."""
+    try:
+        series = pa.table(
+            {
+                "idx": pa.array(np.arange(len(keys)), pa.int64()),
+                "series_key": pa.array(keys, pa.string()),
+                "metric": pa.array(metrics, pa.string()),
+                "labels": pa.array(labels, LABELS_TYPE),
+            }
+        )
+    except pa.ArrowException as exc:
+        raise ValueError(f"{where}: labels must map names to strings: {exc}") from None
+    # NOTE: the registrations live on this transaction's cursor and end with it.
+    cur.register("incoming_series", series)
+    return _series_ids(cur, len(keys))
 
 
 def _series_ids(cur, num_series: int) -> tuple[np.ndarray, int]:

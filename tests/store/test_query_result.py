@@ -123,3 +123,25 @@ def test_answers_written_together_are_one_transaction(store, answer):
         ]
         write_query_results(store, group)
     assert len(rows(store)) == 3  # chunk 3's sample went with chunk 4's failure
+
+
+def test_a_series_registered_by_a_rolled_back_write_is_registered_again_by_the_next(store, answer):
+    # NOTE: a store keeps the ids of the series its committed writes met and skips registering
+    # them again; ids handed out inside a write that then failed must not be kept.
+    new = answer({"metric": {"__name__": "hits_total", "pod": "c"}, "values": [[T, "1"]]})
+    nameless = answer({"metric": {"pod": "c"}, "values": [[T, "2"]]})
+    group = [(parse_matrix_answer(b, f"chunk {i}"), f"chunk {i}") for i, b in enumerate((new, nameless), 1)]
+    with pytest.raises(ValueError, match="chunk 2: a sample has no metric name"):
+        write_query_results(store, group)
+    assert rows(store) == []
+    assert write_answer(store, new) == 1
+    assert (
+        write_answer(
+            store, answer({"metric": {"__name__": "hits_total", "pod": "c"}, "values": [[T + 15, "3"]]})
+        )
+        == 1
+    )
+    assert [(r[0], r[2], r[4]) for r in rows(store)] == [
+        ("hits_total", "c", 1_795_996_815_123),
+        ("hits_total", "c", 1_795_996_830_123),
+    ]
