@@ -33,6 +33,7 @@ REQUEST_COLUMNS = (
     "ttft_s",
 )
 ANNOTATION_COLUMNS = ("ts", "kind", "text")
+MAX_KNOWN_SERIES = 100_000  # series ids a store keeps in memory (Store.known_series): ~25 MB
 
 
 def write_samples(store: Store, samples: pa.Table | pd.DataFrame, where: str = "samples") -> int:
@@ -45,7 +46,7 @@ def write_series_samples(store: Store, batch: SeriesSamples, where: str = "sampl
     met: dict[str, int] = {}
     with store.transaction() as cur:
         stored = _insert_samples(cur, batch, where, SeriesIds(store.known_series, met))
-    store.known_series.update(met)  # NOTE: only once committed: a rolled-back series has no id
+    _remember(store, met)
     return stored
 
 
@@ -72,8 +73,18 @@ def write_query_results(store: Store, answers: list[tuple[SeriesSamples, str]]) 
         for batch, where in answers:
             labels = [d if "pod" in d else {**d, "pod": d.get("instance", "")} for d in batch.labels]
             stored += _insert_samples(cur, replace(batch, labels=labels), where, known)
-    store.known_series.update(met)  # NOTE: only once committed: a rolled-back series has no id
+    _remember(store, met)
     return stored
+
+
+def _remember(store: Store, met: dict[str, int]) -> None:
+    """Keep the series ids a committed write met (never those of a rolled-back one: its series have
+    no id), forgetting older ones past MAX_KNOWN_SERIES."""
+    # NOTE: pods that come and go (a Deployment's hashed pod names) add series for good; a
+    # collector running for months must not hold every one of them in memory.
+    if len(store.known_series) + len(met) > MAX_KNOWN_SERIES:
+        store.known_series.clear()
+    store.known_series.update(met)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from dashboard.ingest.matrix_answer import parse_compact_matrix, parse_matrix_answer
+from dashboard.store import writes
 from dashboard.store.writes import write_query_result, write_query_results
 
 T = 1_795_996_815.123  # a millisecond timestamp as Prometheus renders it
@@ -145,3 +146,16 @@ def test_a_series_registered_by_a_rolled_back_write_is_registered_again_by_the_n
         ("hits_total", "c", 1_795_996_815_123),
         ("hits_total", "c", 1_795_996_830_123),
     ]
+
+
+def test_the_series_ids_a_store_remembers_stay_bounded(store, answer, monkeypatch):
+    monkeypatch.setattr(writes, "MAX_KNOWN_SERIES", 3)
+    for pod in "abcde":  # NOTE: pods that come and go, as a Deployment's do
+        body = answer(*({"metric": {"__name__": m, "pod": pod}, "values": [[T, "1"]]} for m in ("x", "y")))
+        assert write_answer(store, body) == 2
+        assert len(store.known_series) <= 3
+    assert (
+        write_answer(store, answer({"metric": {"__name__": "x", "pod": "a"}, "values": [[T + 15, "2"]]})) == 1
+    )
+    assert len(rows(store)) == 11
+    assert store.cursor().execute("SELECT count(*) FROM series").fetchall() == [(10,)]
