@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,11 +46,8 @@ def write_samples(store: Store, samples: pa.Table | pd.DataFrame, where: str = "
 
 def write_series_samples(store: Store, batch: SeriesSamples, where: str = "samples") -> int:
     """Store samples grouped by series (labels once per series); returns how many were new."""
-    met: dict[str, int] = {}
-    with store.transaction() as cur:
-        stored = _insert_samples(cur, batch, where, SeriesIds(store.known_series, met))
-    _remember(store, met)
-    return stored
+    with _series_transaction(store) as (cur, known):
+        return _insert_samples(cur, batch, where, known)
 
 
 def write_query_result(store: Store, answer: SeriesSamples, where: str = "query result") -> int:
@@ -67,24 +67,26 @@ def write_query_results(store: Store, answers: list[tuple[SeriesSamples, str]]) 
     pull are ~90k samples each, so writing two together makes the close's checkpoint ~6x cheaper.
     """
     stored = 0
-    met: dict[str, int] = {}
-    with store.transaction() as cur:
-        known = SeriesIds(store.known_series, met)
+    with _series_transaction(store) as (cur, known):
         for batch, where in answers:
             labels = [d if "pod" in d else {**d, "pod": d.get("instance", "")} for d in batch.labels]
             stored += _insert_samples(cur, replace(batch, labels=labels), where, known)
-    _remember(store, met)
     return stored
 
 
-def _remember(store: Store, met: dict[str, int]) -> None:
-    """Keep the series ids a committed write met (never those of a rolled-back one: its series have
-    no id), forgetting older ones past MAX_KNOWN_SERIES."""
+@contextmanager
+def _series_transaction(store: Store) -> Iterator[tuple[Any, SeriesIds]]:
+    """A write transaction and the series ids it may take; the store keeps those the write
+    registered once it commits (a rolled-back series has no id), forgetting older ones past
+    MAX_KNOWN_SERIES."""
+    known = SeriesIds(store.known_series, {})
+    with store.transaction() as cur:
+        yield cur, known
     # NOTE: pods that come and go (a Deployment's hashed pod names) add series for good; a
     # collector running for months must not hold every one of them in memory.
-    if len(store.known_series) + len(met) > MAX_KNOWN_SERIES:
+    if len(store.known_series) + len(known.this_write) > MAX_KNOWN_SERIES:
         store.known_series.clear()
-    store.known_series.update(met)
+    store.known_series.update(known.this_write)
 
 
 @dataclass(frozen=True)

@@ -136,12 +136,8 @@ def test_a_series_registered_by_a_rolled_back_write_is_registered_again_by_the_n
         write_query_results(store, group)
     assert rows(store) == []
     assert write_answer(store, new) == 1
-    assert (
-        write_answer(
-            store, answer({"metric": {"__name__": "hits_total", "pod": "c"}, "values": [[T + 15, "3"]]})
-        )
-        == 1
-    )
+    later = answer({"metric": {"__name__": "hits_total", "pod": "c"}, "values": [[T + 15, "3"]]})
+    assert write_answer(store, later) == 1
     assert [(r[0], r[2], r[4]) for r in rows(store)] == [
         ("hits_total", "c", 1_795_996_815_123),
         ("hits_total", "c", 1_795_996_830_123),
@@ -154,8 +150,7 @@ def test_the_series_ids_a_store_remembers_stay_bounded(store, answer, monkeypatc
         body = answer(*({"metric": {"__name__": m, "pod": pod}, "values": [[T, "1"]]} for m in ("x", "y")))
         assert write_answer(store, body) == 2
         assert len(store.known_series) <= 3
-    assert (
-        write_answer(store, answer({"metric": {"__name__": "x", "pod": "a"}, "values": [[T + 15, "2"]]})) == 1
-    )
+    again = answer({"metric": {"__name__": "x", "pod": "a"}, "values": [[T + 15, "2"]]})  # forgotten, stored
+    assert write_answer(store, again) == 1
     assert len(rows(store)) == 11
     assert store.cursor().execute("SELECT count(*) FROM series").fetchall() == [(10,)]
