@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard.core import profiles
 from dashboard.services import planner
-from dashboard.ui import cached, planner_cached, planner_charts, warmup
+from dashboard.ui import cached, planner_cached, planner_charts, planner_policy_panel, warmup
 from dashboard.ui.export import caption_text, export_buttons
 from dashboard.ui.theme import PLOTLY_CONFIG
 
@@ -104,6 +104,7 @@ st.plotly_chart(curve, theme=None, config=PLOTLY_CONFIG, width="stretch", key="p
 export_buttons(
     curve, caption_text(*planner.caption_parts(result)), key="planner_export", filename="kvscope-plan"
 )
+chosen = planner_policy_panel.policy_panel(path, trace_key, result)
 tiers = planner.tier_ttft_by_length(req.hardware, req.model)
 st.plotly_chart(
     planner_charts.tier_ttft_chart(tiers, req.model),
@@ -112,9 +113,10 @@ st.plotly_chart(
     width="stretch",
     key="planner_tiers",
 )
+policies_flag = f" --policies {' '.join(chosen)}" if chosen else ""
 st.caption(
     f"A CPU-tier hit costs its load over the host link: NVLink-C2C (GH200, 450 GB/s each way) against "
     f"PCIe Gen5 (H100/H200, ~54 GB/s measured). Planned in {result.elapsed_s:.2f} s. Same plan on the "
     f"command line: `kvscope plan {'' if trace_key == 'sample' else f'--trace {trace_key} '}--target {target}={value:g} --hardware {' '.join(hardware)} --model "
-    f"{model} --price-per-gpu-hour {price:g} --cpu-share {cpu_share:g}`"
+    f"{model} --price-per-gpu-hour {price:g} --cpu-share {cpu_share:g}{policies_flag}`"
 )

@@ -8,8 +8,9 @@ import numpy as np
 
 from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
+from dashboard.core.types import SampledCurve
 from dashboard.engine.mrc import default_capacities
-from dashboard.engine.mrc_sampled import DEFAULT_RATE, SampledCurve, sampled_policy_mrc
+from dashboard.engine.mrc_sampled import DEFAULT_RATE, sampled_policy_mrc
 from dashboard.engine.policies import policy_info, policy_names
 from dashboard.services.sweep import policy_curve
 

@@ -11,7 +11,7 @@ from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
 from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.engine.readers import READERS
-from dashboard.services import planner
+from dashboard.services import planner, planner_policies, policy_curves
 from dashboard.services.profile_files import load_profiles
 
 NAME = "plan"
@@ -20,7 +20,7 @@ SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --profiles, --png, --html, --json."""
+    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --policies, --profiles, --png, --html, --json."""
     parser.add_argument(
         "--trace",
         default=str(SAMPLE_TRACE),
@@ -69,6 +69,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"largest pod count to consider (default {planner.MAX_PODS})",
     )
     parser.add_argument(
+        "--policies",
+        nargs="+",
+        default=[],
+        metavar="P",
+        help="other eviction policies than LRU: each one's token hit ratio at every planned pooled "
+        "capacity, read off its curve (approximate on a trace of more than "
+        f"{policy_curves.EXACT_UP_TO_ACCESSES:,} block accesses; known: "
+        f"{', '.join(policy_curves.other_policies())})",
+    )
+    parser.add_argument(
         "--profiles",
         type=Path,
         default=None,
@@ -106,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         max_pods=args.max_pods,
     )
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
+    _check_policies(args.policies)
     trace = load_trace(args)
     ensure_compiled()
     result = planner.plan(trace, req)
@@ -113,11 +124,30 @@ def run(args: argparse.Namespace) -> int:
         code = _export(result, args.png, args.html)
         if code:
             return code
+    curves = (
+        [planner_policies.planner_curve(trace, p) for p in ["lru", *args.policies]] if args.policies else []
+    )
+    readouts = planner_policies.at_plan(result, curves[0], curves[1:]) if curves else []
     if args.json:
-        emit_json(result.to_dict())
+        extra = {"policies": planner_policies.to_dict(readouts, curves)} if curves else {}
+        emit_json(result.to_dict() | extra)
     else:
         _print_table(result)
+        if curves:
+            _print_policies(readouts, curves)
     return 0
+
+
+def _check_policies(names: list[str]) -> None:
+    """ValueError naming --policies for a name that is not another registered policy."""
+    known = policy_curves.other_policies()
+    for name in names:
+        if name not in known:
+            raise ValueError(
+                f"--policies: {name!r} is not another eviction policy; known: {', '.join(known)}"
+            )
+    if len(set(names)) != len(names):
+        raise ValueError(f"--policies: {' '.join(names)} names a policy twice")
 
 
 def _export(result: planner.Plan, png: Path | None, html: Path | None) -> int:
@@ -158,3 +188,15 @@ def _print_table(result: planner.Plan) -> None:
             f"{o.cpu_hit_ttft_s * 1000:>10.0f} ms {pods:>6} {hit:>10} {p90:>9} {cost:>9}"
             + (f"  ({o.note})" if o.note else "")
         )
+
+
+def _print_policies(readouts: list[planner_policies.PolicyAtPlan], curves: list) -> None:
+    print()
+    print("token hit ratio at each plan's pooled capacity, by eviction policy")
+    print(f"{'hardware':<12} {'pods':>6} {'pooled blocks':>14}  " + "  ".join(c.label() for c in curves))
+    for r in readouts:
+        ratios = "  ".join(f"{r.token_hit_ratio[c.policy]:>{len(c.label())}.1%}" for c in curves)
+        print(f"{r.hardware:<12} {r.num_pods:>6} {r.pooled_blocks:>14,}  {ratios}")
+    note = policy_curves.approximation_note(curves)
+    if note:
+        print(note)

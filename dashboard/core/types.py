@@ -207,6 +207,33 @@ class MissRatioCurve:
 
 
 @dataclass(frozen=True)
+class SampledCurve:
+    """An approximate hit-ratio curve and how it was sampled."""
+
+    curve: MissRatioCurve
+    policy: str
+    rate: float  # nominal share of sampling units kept; 1.0 means the exact sweep ran instead
+    seed: int
+    num_requests_sampled: int
+    num_trunk_blocks: int  # shared blocks kept whole in the sampled trace
+    max_abs_error: float | None  # measured at this rate (engine/mrc_sampled.py); None: not measured
+
+    @property
+    def is_exact(self) -> bool:
+        """True when no sampling happened (LRU's one pass, or the exact sweep)."""
+        return self.rate >= 1.0
+
+    def label(self) -> str:
+        """How to name the curve in a legend, e.g. 's3fifo (sampled 5%, measured ±0.17)'."""
+        if self.is_exact:
+            return f"{self.policy} (exact)"
+        bound = (
+            f"measured ±{self.max_abs_error:.2f}" if self.max_abs_error is not None else "error not measured"
+        )
+        return f"{self.policy} (sampled {self.rate * 100:g}%, {bound})"
+
+
+@dataclass(frozen=True)
 class SqlResult:
     """The rows of one console query, whether the row cap cut them, and how long it took."""
 

@@ -26,11 +26,9 @@ stays the default wherever a figure is reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from dashboard.core.types import MissRatioCurve, Trace
+from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
 from dashboard.engine.mrc import curve_from_hits, default_capacities, lru_mrc, policy_mrc
 from dashboard.engine.policies import policy_info
 from dashboard.engine.replay import replay_single_cache
@@ -51,33 +49,6 @@ MEASURED_MAX_ABS_ERROR: dict[str, float] = {
     "oracle": 0.14,
 }
 _MASK64 = (1 << 64) - 1
-
-
-@dataclass(frozen=True)
-class SampledCurve:
-    """An approximate hit-ratio curve and how it was sampled."""
-
-    curve: MissRatioCurve
-    policy: str
-    rate: float  # nominal share of sampling units kept; 1.0 means the exact sweep ran instead
-    seed: int
-    num_requests_sampled: int
-    num_trunk_blocks: int  # shared blocks kept whole in the sampled trace
-    max_abs_error: float | None  # measured at this rate (MEASURED_MAX_ABS_ERROR); None: not measured
-
-    @property
-    def is_exact(self) -> bool:
-        """True when no sampling happened (LRU's one pass, or the exact sweep)."""
-        return self.rate >= 1.0
-
-    def label(self) -> str:
-        """How to name the curve in a legend, e.g. 's3fifo (sampled 5%, measured ±0.17)'."""
-        if self.is_exact:
-            return f"{self.policy} (exact)"
-        bound = (
-            f"measured ±{self.max_abs_error:.2f}" if self.max_abs_error is not None else "error not measured"
-        )
-        return f"{self.policy} (sampled {self.rate * 100:g}%, {bound})"
 
 
 def sampling_units(trace: Trace, trunk_share: float = TRUNK_SHARE) -> tuple[np.ndarray, np.ndarray]:

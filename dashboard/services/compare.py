@@ -3,7 +3,8 @@
 Per scenario (core/scenarios.py): the cluster replay's summary (engine/summary.py, the same
 figures as `kvscope replay`), the same capacity pooled into one cache (pods × per-pod blocks in
 each tier, same policy, one pod), and the prefill load against what the pods can compute. Per
-trace: the exact LRU curve, whose last point (a cache holding every block) is the ceiling.
+trace: the exact LRU curve, whose last point (a cache holding every block) is the ceiling, and the
+curve of every other policy a scenario uses (approximate on a large trace: services/policy_curves.py).
 """
 
 from __future__ import annotations
@@ -15,11 +16,20 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from dashboard.core.scenarios import DEFAULT_HARDWARE, DEFAULT_MODEL, HitWaterfall, PrefillLoad, Scenario
-from dashboard.core.types import TIER_NAMES, ClusterConfig, ReplayOutcome, RouterConfig, TierConfig, Trace
+from dashboard.core.types import (
+    TIER_NAMES,
+    ClusterConfig,
+    ReplayOutcome,
+    RouterConfig,
+    SampledCurve,
+    TierConfig,
+    Trace,
+)
 from dashboard.engine.mrc import MissRatioCurve, lru_mrc
 from dashboard.engine.replay import simulate
 from dashboard.engine.summary import ReplaySummary, summarize
 from dashboard.services import replay
+from dashboard.services.policy_curves import approximate_curve
 
 NUM_CURVE_POINTS = 40
 
@@ -58,6 +68,7 @@ class Comparison:
     curve: MissRatioCurve
     results: tuple[ScenarioResult, ...]
     names: tuple[str, ...]  # one per result: S1, S2, … as the page numbers its scenarios
+    policy_curves: tuple[SampledCurve, ...] = ()  # one per policy other than LRU the scenarios use
 
     @property
     def ceiling(self) -> float:
@@ -150,12 +161,23 @@ def trace_curve(trace: Trace) -> MissRatioCurve:
     return lru_mrc(trace, num_points=NUM_CURVE_POINTS)
 
 
+def curve_policies(scenarios: list[Scenario] | tuple[Scenario, ...]) -> list[str]:
+    """The policies other than LRU the scenarios use, each once, in scenario order."""
+    return list(dict.fromkeys(s.policy for s in scenarios if s.policy != "lru"))
+
+
+def policy_curve(trace: Trace, policy: str, lru: MissRatioCurve) -> SampledCurve:
+    """policy's curve at the LRU curve's capacities (sampled on a large trace)."""
+    return approximate_curve(trace, policy, lru.capacity_blocks)
+
+
 def assemble(
     trace: Trace,
     label: str,
     curve: MissRatioCurve,
     results: list[ScenarioResult],
     names: list[str] | None = None,
+    policy_curves: tuple[SampledCurve, ...] = (),
 ) -> Comparison:
     """A Comparison from its parts (the page computes and caches them one by one); names default to S1…"""
     duration = float(trace.arrival_s[-1] - trace.arrival_s[0]) if trace.num_requests else 0.0
@@ -170,6 +192,7 @@ def assemble(
         curve,
         tuple(results),
         tuple(names),
+        policy_curves,
     )
 
 
@@ -194,13 +217,15 @@ def compare(
     label: str,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Comparison:
-    """Replay every scenario (on_progress(done, total) after each) and the trace's curve, uncached."""
+    """Replay every scenario (on_progress(done, total) after each) and the trace's curves, uncached."""
     results = []
     for i, scenario in enumerate(scenarios):
         results.append(run_scenario(trace, scenario))
         if on_progress is not None:
             on_progress(i + 1, len(scenarios))
-    return assemble(trace, label, trace_curve(trace), results)
+    lru = trace_curve(trace)
+    others = tuple(policy_curve(trace, p, lru) for p in curve_policies(scenarios))
+    return assemble(trace, label, lru, results, policy_curves=others)
 
 
 def describe(scenario: Scenario, hbm_blocks: int | None = None) -> str:

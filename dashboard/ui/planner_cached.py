@@ -1,4 +1,5 @@
-"""Streamlit caches for the Planner page: one LRU pass per trace, one plan per set of inputs."""
+"""Streamlit caches for the Planner page: one LRU pass per trace, one plan per set of inputs, one
+curve per trace and eviction policy."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.services import planner, planner_traces
+from dashboard.core.types import SampledCurve
+from dashboard.services import planner, planner_policies, planner_traces
 from dashboard.services.profile_files import load_profiles
 from dashboard.ui import cached
 
@@ -29,6 +31,12 @@ def plan(path: str, key: str, req: planner.PlanRequest, profiles_digest: str) ->
     """The plan for req on trace key (profiles_digest: which uploaded profiles were registered)."""
     o = oracle(path, key)
     return planner.plan(o.trace, req, o)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def policy_curve(path: str, key: str, policy: str) -> SampledCurve:
+    """One cache's curve under policy on trace key (approximate for other policies on a large trace)."""
+    return planner_policies.planner_curve(oracle(path, key).trace, policy)
 
 
 def register_uploaded_profiles(data: bytes, filename: str) -> tuple[list[str], list[str]]:

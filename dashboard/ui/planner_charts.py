@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.core.types import SampledCurve
 from dashboard.services.planner import Plan, TierTtft, describe_target
+from dashboard.services.planner_policies import PolicyAtPlan
 from dashboard.ui.theme import PALETTE, register_template
 
 
@@ -82,14 +86,17 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
     return fig
 
 
+def _figure(title: str, height: int, **layout) -> go.Figure:
+    """An empty figure in the shared template."""
+    return go.Figure(layout={"template": register_template(), "title": title, "height": height, **layout})
+
+
 def tier_ttft_chart(curves: list[TierTtft], model: str) -> go.Figure:
     """TTFT (s) versus prompt length per hardware: CPU-tier hit (solid), miss (dashed), HBM hit (dotted)."""
-    fig = go.Figure()
-    fig.update_layout(
-        template=register_template(),
-        height=400,
+    fig = _figure(
+        f"TTFT by where the prompt's KV comes from — {model}, idle pod (s)",
+        400,
         hovermode="x unified",
-        title=f"TTFT by where the prompt's KV comes from — {model}, idle pod (s)",
         xaxis_title="prompt tokens",
         yaxis_title="TTFT (s)",
     )
@@ -136,3 +143,53 @@ def plan_table(plan: Plan) -> list[dict]:
             }
         )
     return rows
+
+
+def policy_chart(plan: Plan, curves: list[SampledCurve], readouts: list[PolicyAtPlan]) -> go.Figure:
+    """Token hit ratio (%) of one cache versus its capacity per eviction policy (LRU solid and exact,
+    others dashed and labelled as sampled), each hardware option's planned pooled capacity marked."""
+    fig = _figure(
+        f"Eviction policies at the planned capacity — {plan.request.model}, one pooled cache",
+        430,
+        hovermode="closest",
+        xaxis={"title": "pooled cache capacity (blocks, log scale)", "type": "log", "tickformat": "~s"},
+        yaxis={"title": "token hit ratio (%)", "rangemode": "tozero"},
+    )
+    for i, c in enumerate(curves):
+        exact_lru = c.policy == "lru"
+        fig.add_scatter(
+            x=c.curve.capacity_blocks,
+            y=c.curve.token_hit_ratio * 100,
+            name=c.label(),
+            mode="lines",
+            line={
+                "width": 2.5 if exact_lru else 2,
+                "dash": "solid" if exact_lru else "dash",
+                "color": "#111827" if exact_lru else PALETTE[(i - 1) % len(PALETTE)],
+            },
+            hovertemplate=f"{c.policy}: %{{x:,}} blocks, %{{y:.1f}}%<extra></extra>",
+        )
+    for k, r in enumerate(readouts):
+        fig.add_vline(x=max(r.pooled_blocks, 1), line={"dash": "dot", "color": "#9ca3af", "width": 1})
+        fig.add_annotation(
+            x=math.log10(max(r.pooled_blocks, 1)),
+            y=0.03 + 0.08 * k,
+            yref="paper",
+            text=f"{r.hardware}: {r.num_pods} pod{'' if r.num_pods == 1 else 's'}, {r.pooled_blocks:,} blocks",
+            showarrow=False,
+            xanchor="left",
+            xshift=4,
+            font={"size": 11, "color": "#374151"},
+            bgcolor="rgba(255,255,255,0.8)",
+        )
+    return fig
+
+
+def policy_rows(readouts: list[PolicyAtPlan], curves: list[SampledCurve]) -> list[dict]:
+    """One row per hardware option: pods, pooled capacity, and each policy's token hit ratio (%) there."""
+    labels = {c.policy: c.label() for c in curves}
+    return [
+        {"hardware": r.hardware, "pods": r.num_pods, "pooled blocks": r.pooled_blocks}
+        | {f"{labels[p]} (%)": round(v * 100, 1) for p, v in r.token_hit_ratio.items()}
+        for r in readouts
+    ]

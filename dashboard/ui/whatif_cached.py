@@ -1,4 +1,5 @@
-"""Streamlit caches for the What-if page: one read per trace, one curve per trace, one result per scenario.
+"""Streamlit caches for the What-if page: one read per trace, one curve per trace and policy, one
+result per scenario.
 
 Each scenario is cached on its own, so changing one scenario replays only that one, and the
 progress bar moves once per scenario. The trace's version (file size and time, or import time)
@@ -12,7 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from dashboard.core.scenarios import Scenario
-from dashboard.core.types import MissRatioCurve, Trace
+from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
 from dashboard.services import compare, whatif
 from dashboard.ui import cached
 
@@ -27,6 +28,12 @@ def trace(key: str, fmt: str, version: str) -> Trace:
 def curve(key: str, fmt: str, version: str) -> MissRatioCurve:
     """The trace's exact LRU curve."""
     return compare.trace_curve(trace(key, fmt, version))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def policy_curve(key: str, fmt: str, version: str, policy: str) -> SampledCurve:
+    """A policy's curve at the LRU curve's capacities (approximate on a large trace)."""
+    return compare.policy_curve(trace(key, fmt, version), policy, curve(key, fmt, version))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -46,20 +53,31 @@ def comparison(
     scenarios: tuple[Scenario, ...],
     on_progress: Callable[[int, int, str], None] | None = None,
 ) -> tuple[compare.Comparison, dict[str, str]]:
-    """The scenarios compared on the trace, through the caches; errors by scenario name (S1…)."""
+    """The scenarios compared on the trace, through the caches; errors by scenario name (S1…).
+
+    on_progress(done, total, what) before each scenario and each other policy's curve, and with
+    what == "" at the end.
+    """
     version = trace_version(key)
     t = trace(key, fmt, version)
     results, names, errors = [], [], {}
+    policies = compare.curve_policies(scenarios)
+    total = len(scenarios) + len(policies)
     for i, scenario in enumerate(scenarios):
         name = compare.scenario_name(i)
         if on_progress is not None:
-            on_progress(i, len(scenarios), name)
+            on_progress(i, total, name)
         try:
             results.append(scenario_result(key, fmt, version, scenario))
             names.append(name)
         except ValueError as exc:
             errors[name] = str(exc)
+    curves = []
+    for i, policy in enumerate(compare.curve_policies([r.scenario for r in results])):
+        if on_progress is not None:
+            on_progress(len(scenarios) + i, total, f"{policy}'s miss-ratio curve")
+        curves.append(policy_curve(key, fmt, version, policy))
     if on_progress is not None:
-        on_progress(len(scenarios), len(scenarios), "")
+        on_progress(total, total, "")
     label = whatif.source(key).label
-    return compare.assemble(t, label, curve(key, fmt, version), results, names), errors
+    return compare.assemble(t, label, curve(key, fmt, version), results, names, tuple(curves)), errors

@@ -114,7 +114,9 @@ def _pts(delta: float) -> str:
 
 
 def mrc_chart(comparison: Comparison) -> go.Figure:
-    """LRU token hit ratio of one cache versus its capacity, each scenario's all-pod HBM and HBM-tier hits marked."""
+    """Token hit ratio of one cache versus its capacity: LRU exact, each other policy the scenarios use
+    dashed (approximate on a large trace, its legend says how), each scenario's all-pod HBM and
+    HBM-tier hits marked."""
     curve = comparison.curve
     fig = go.Figure()
     fig.update_layout(
@@ -122,7 +124,7 @@ def mrc_chart(comparison: Comparison) -> go.Figure:
         height=440,
         hovermode="closest",
         title=(
-            "Miss-ratio curve: LRU token hit ratio versus one cache's capacity — % "
+            "Miss-ratio curve: token hit ratio versus one cache's capacity, by eviction policy — % "
             f"({comparison.num_blocks:,} unique {comparison.block_tokens}-token blocks)"
         ),
         xaxis={"title": "cache capacity (blocks, log scale)", "type": "log", "dtick": 1, "tickformat": "~s"},
@@ -131,11 +133,21 @@ def mrc_chart(comparison: Comparison) -> go.Figure:
     fig.add_scatter(
         x=curve.capacity_blocks,
         y=curve.token_hit_ratio * 100,
-        name="one LRU cache of that capacity",
+        name="lru (exact): one cache of that capacity",
         mode="lines",
         line={"width": 2.5, "color": "#111827"},
         hovertemplate="%{x:,} blocks: %{y:.1f}%<extra></extra>",
     )
+    policies = [r.scenario.policy for r in comparison.results]
+    for other in comparison.policy_curves:
+        fig.add_scatter(
+            x=other.curve.capacity_blocks,
+            y=other.curve.token_hit_ratio * 100,
+            name=other.label(),
+            mode="lines",
+            line={"width": 2, "dash": "dash", "color": scenario_color(policies.index(other.policy))},
+            hovertemplate=f"{other.policy}: %{{x:,}} blocks, %{{y:.1f}}%<extra></extra>",
+        )
     fig.add_hline(
         y=comparison.ceiling * 100,
         line={"dash": "dot", "color": "#6b7280"},

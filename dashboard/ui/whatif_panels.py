@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.services import compare, whatif
+from dashboard.services.policy_curves import approximation_note
 from dashboard.ui import whatif_capacity_charts as capacity
 from dashboard.ui import whatif_charts as charts
 from dashboard.ui.export import caption_text, export_buttons
@@ -85,6 +86,9 @@ def chart_grid(comparison: compare.Comparison) -> None:
         show(charts.pods_chart(comparison), "whatif_pods")
         show(charts.over_time_chart(comparison), "whatif_time")
     show(capacity.mrc_chart(comparison), "whatif_mrc")
+    note = approximation_note(comparison.policy_curves)
+    if note:
+        st.caption(note)
 
 
 def export_panel(comparison: compare.Comparison) -> None:

@@ -96,6 +96,10 @@ ROWS = [
     # plan
     Row("plan --trace {trace} --target hit", "--target 'hit': expected one of"),
     Row("plan --trace {trace} --max-pods 0", "--max-pods must be at least 1"),
+    Row(
+        "plan --trace {trace} --policies lru", "--policies: 'lru' is not another eviction policy; known: fifo"
+    ),
+    Row("plan --trace {trace} --policies arc arc", "--policies: arc arc names a policy twice"),
     # query
     Row(
         "query hit_rate --db {db} --param start={start} --param end={end} --param step=-5",

@@ -105,6 +105,33 @@ def test_plan_writes_a_png(mooncake_conversation, tmp_path, capsys):
     assert code == 0 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
 
 
+def test_plan_policies_reads_each_policy_at_every_planned_pooled_capacity(mooncake_conversation, capsys):
+    result = plan_json(
+        capsys, "--trace", str(mooncake_conversation), "--target", "hit=0.3", "--policies", "arc"
+    )
+    curves, rows = result["policies"]["curves"], result["policies"]["at_plan"]
+    assert [(c["policy"], c["approximate"]) for c in curves] == [("lru", False), ("arc", True)]
+    assert curves[1]["label"] == "arc (sampled 5%, measured ±0.10)" and curves[1]["max_abs_error"] == 0.1
+    assert [r["hardware"] for r in rows] == [o["hardware"] for o in result["options"]]
+    for row, option in zip(rows, result["options"], strict=True):
+        assert row["num_pods"] == option["num_pods"]
+        assert row["pooled_blocks"] == option["num_pods"] * max(
+            option["hbm_blocks_per_pod"], option["cpu_blocks_per_pod"]
+        )
+        assert row["token_hit_ratio"]["lru"] == option["point"]["token_hit_ratio"]
+        assert 0.0 <= row["token_hit_ratio"]["arc"] <= 1.0
+
+
+def test_plan_policies_table_names_each_curve_and_how_it_was_made(mooncake_conversation, capsys):
+    code = main(
+        ["plan", "--trace", str(mooncake_conversation), "--target", "hit=0.3", "--policies", "s3fifo"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "lru (exact)  s3fifo (sampled 5%, measured ±0.17)" in out
+    assert "Curves marked sampled are approximate" in out and "s3fifo ±0.17" in out
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

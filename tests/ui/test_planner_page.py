@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,31 @@ def test_an_empty_hardware_choice_is_an_error_and_the_page_survives(monkeypatch,
     at.multiselect(key="planner_hardware").set_value([]).run()
     assert not at.exception
     assert any("--hardware" in e.value for e in at.error)
+
+
+def test_chosen_policies_get_curves_and_a_readout_at_each_plan_and_stay_in_the_url(monkeypatch, filled_db):
+    monkeypatch.setenv("KVSCOPE_DB", str(filled_db))
+    at = app_at(PAGE, 120, {"planner_policies": ["s3fifo", "arc"]})
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    assert at.multiselect(key="planner_policies").value == ["s3fifo", "arc"]
+    plan, readout = at.dataframe[0].value, at.dataframe[1].value
+    labels = ["lru (exact)", "s3fifo (sampled 5%, measured ±0.17)", "arc (sampled 5%, measured ±0.10)"]
+    assert list(readout.columns) == [
+        "hardware",
+        "pods",
+        "pooled blocks",
+        *(f"{label} (%)" for label in labels),
+    ]
+    assert list(readout["hardware"]) == list(plan["hardware"]) and list(readout["pods"]) == list(plan["pods"])
+    assert list(readout["lru (exact) (%)"]) == list(plan["token hit ratio (%)"])
+    (chart,) = [
+        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Eviction policies" in c.proto.spec
+    ]
+    assert [t["name"] for t in chart["data"]] == labels
+    assert [t["line"]["dash"] for t in chart["data"]] == ["solid", "dash", "dash"]
+    assert len(chart["layout"]["shapes"]) == len(plan)  # each option's pooled capacity marked
+    captions = [c.value for c in at.caption]
+    assert any(
+        "Curves marked sampled are approximate" in c and "s3fifo ±0.17, arc ±0.10" in c for c in captions
+    )
+    assert any("--policies s3fifo arc`" in c for c in captions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,12 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
     clusters = list(table(at)["cluster"])
     assert clusters[0].startswith("4 pods") and "s3fifo" in clusters[1] and "CPU 9,000" in clusters[2]
     assert "--scorer-weights 2,2,5" in at.code[0].value
+    # NOTE: S2's policy gets its own curve beside LRU's, sampled on this trace and labelled so
+    (mrc,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Miss-ratio" in c.proto.spec]
+    names = [t.get("name") for t in mrc["data"]]
+    assert names[:2] == ["lru (exact): one cache of that capacity", "s3fifo (sampled 5%, measured ±0.17)"]
+    assert mrc["data"][1]["line"]["dash"] == "dash"
+    assert any(c.value.startswith("Curves marked sampled are approximate") for c in at.caption)
 
 
 def test_a_one_pod_replay_of_mooncake_is_flagged_overloaded_with_both_rates(monkeypatch, db):

@@ -1,0 +1,61 @@
+"""One cache's hit ratio versus its capacity for any eviction policy, as the pages draw it.
+
+LRU's curve is exact in one pass. Another policy's exact curve takes one replay per capacity, so
+on a trace of more than EXACT_UP_TO_ACCESSES block accesses the pages draw a miniature simulation
+of a sampled share of the trace instead (engine/mrc_sampled.py, docs/whatif.md), labelled as
+approximate with the worst error measured at its rate. Smaller traces get the exact sweep: it is
+quick there, and a sample of a few hundred requests would say little.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
+from dashboard.engine.mrc_sampled import sampled_policy_mrc
+from dashboard.engine.policies import POLICIES, policy_info
+
+EXACT_UP_TO_ACCESSES = 200_000  # NOTE: an exact 40-point s3fifo sweep of this many takes ~0.3 s here
+EXACT = 1.0  # sampling rate that keeps every request: sampled_policy_mrc then replays the whole trace
+
+
+def other_policies() -> list[str]:
+    """Every registered eviction policy but LRU, for the pickers that compare them with it."""
+    return [name for name in POLICIES if name != "lru"]
+
+
+def approximate_curve(trace: Trace, policy: str, capacities: np.ndarray) -> SampledCurve:
+    """policy's curve at capacities: exact for LRU and small traces, else sampled at the default rate
+    (exact too when that sample holds no request of the trace)."""
+    policy_info(policy)  # NOTE: an unknown policy raises here, not as an empty sample below
+    if policy == "lru" or trace.num_block_accesses <= EXACT_UP_TO_ACCESSES:
+        return sampled_policy_mrc(trace, policy, capacities, rate=EXACT)
+    try:
+        return sampled_policy_mrc(trace, policy, capacities)
+    except ValueError:  # the sample keeps no request: every subtree hashed above the rate
+        return sampled_policy_mrc(trace, policy, capacities, rate=EXACT)
+
+
+def token_hit_at(curve: MissRatioCurve, capacity_blocks: float) -> float:
+    """The curve's token hit ratio at a capacity, interpolated linearly in log capacity between its
+    points (its first point below, its last above: the curve's ends hold there)."""
+    caps = np.maximum(curve.capacity_blocks.astype(np.float64), 1.0)
+    return float(np.interp(np.log(max(capacity_blocks, 1.0)), np.log(caps), curve.token_hit_ratio))
+
+
+def approximation_note(curves: list[SampledCurve] | tuple[SampledCurve, ...]) -> str:
+    """One sentence on how the curves of policies other than LRU were made, or '' when all are exact."""
+    sampled = [c for c in curves if not c.is_exact]
+    if not sampled:
+        return ""
+    bounds = ", ".join(
+        f"{c.policy} ±{c.max_abs_error:.2f}" if c.max_abs_error is not None else f"{c.policy} not measured"
+        for c in sampled
+    )
+    return (
+        f"Curves marked sampled are approximate: each replays about {sampled[0].rate:.0%} of the trace's "
+        f"prefix subtrees ({sampled[0].num_requests_sampled:,} requests) through caches scaled by the same "
+        f"share, corrected by the exact LRU curve. Worst error measured on the bundled traces at this "
+        f"rate: {bounds} (a measurement, not a guarantee; docs/whatif.md). "
+        f"`kvscope mrc TRACE --policy P` gives the exact curve."
+    )

@@ -1,0 +1,46 @@
+"""The Planner page's eviction-policy panel: other policies' curves beside LRU's, read at each plan."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.services import planner, planner_policies, policy_curves
+from dashboard.services.planner import Plan
+from dashboard.ui import planner_cached, planner_charts
+from dashboard.ui.export import caption_text, export_buttons
+from dashboard.ui.theme import PLOTLY_CONFIG
+
+
+def policy_panel(path: str, trace_key: str, result: Plan) -> list[str]:
+    """The policy picker, and for the policies chosen their curves, readouts and export; returns them."""
+    chosen = st.multiselect(
+        "Other eviction policies at these capacities",
+        policy_curves.other_policies(),
+        [],
+        key="planner_policies",
+        bind="query-params",
+        help="the plan assumes vLLM's LRU; each policy chosen gets its curve beside LRU's and its token hit "
+        "ratio at every planned pooled capacity — approximate on a large trace (docs/planner.md)",
+    )
+    if chosen:
+        with st.spinner(f"Replaying the curves of {', '.join(chosen)} …"):
+            curves = [planner_cached.policy_curve(path, trace_key, p) for p in ["lru", *chosen]]
+        readouts = planner_policies.at_plan(result, curves[0], curves[1:])
+        policy_fig = planner_charts.policy_chart(result, curves, readouts)
+        st.plotly_chart(
+            policy_fig, theme=None, config=PLOTLY_CONFIG, width="stretch", key="planner_policy_curves"
+        )
+        st.dataframe(planner_charts.policy_rows(readouts, curves), hide_index=True, width="stretch")
+        inputs, window, source = planner.caption_parts(result)
+        export_buttons(
+            policy_fig,
+            caption_text(f"{inputs}; curves: {', '.join(c.label() for c in curves)}", window, source),
+            key="planner_policy_export",
+            filename="kvscope-plan-policies",
+        )
+        note = policy_curves.approximation_note(curves)
+        st.caption(
+            "Each policy's token hit ratio at a plan's pooled capacity is the plan's own LRU figure plus "
+            "the gap between that policy's curve and LRU's there. " + note
+        )
+    return chosen
