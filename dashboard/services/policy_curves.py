@@ -24,6 +24,12 @@ def other_policies() -> list[str]:
     return [name for name in POLICIES if name != "lru"]
 
 
+def reference_note() -> str:
+    """Which policies are references that read the future (a ceiling, not something to deploy)."""
+    names = [name for name in other_policies() if policy_info(name).is_reference]
+    return f"{' and '.join(names)} read{'s' if len(names) == 1 else ''} the future: a ceiling, not something to deploy."
+
+
 def approximate_curve(trace: Trace, policy: str, capacities: np.ndarray) -> SampledCurve:
     """policy's curve at capacities: exact for LRU and small traces, else sampled at the default rate
     (exact too when that sample holds no request of the trace)."""

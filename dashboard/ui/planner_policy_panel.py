@@ -19,8 +19,10 @@ def policy_panel(path: str, trace_key: str, result: Plan) -> list[str]:
         [],
         key="planner_policies",
         bind="query-params",
+        # NOTE: no format_func: the URL would carry the formatted label instead of the policy's name
         help="the plan assumes vLLM's LRU; each policy chosen gets its curve beside LRU's and its token hit "
-        "ratio at every planned pooled capacity — approximate on a large trace (docs/planner.md)",
+        "ratio at every planned pooled capacity — approximate on a large trace (docs/planner.md). "
+        + policy_curves.reference_note(),
     )
     if chosen:
         with st.spinner(f"Replaying the curves of {', '.join(chosen)} …"):

@@ -16,6 +16,7 @@ from dashboard.services.policy_curves import (
     approximate_curve,
     approximation_note,
     other_policies,
+    reference_note,
     token_hit_at,
 )
 from tests.conftest import data_dir
@@ -89,6 +90,7 @@ def test_an_unknown_policy_is_refused_by_name(synthetic):
     with pytest.raises(ValueError, match="unknown policy 'nope'"):
         approximate_curve(synthetic, "nope", np.array([10]))
     assert "lru" not in other_policies() and {"s3fifo", "arc", "learned"} <= set(other_policies())
+    assert reference_note() == "oracle reads the future: a ceiling, not something to deploy."
 
 
 def test_the_readout_is_linear_in_log_capacity_between_points_and_holds_at_the_ends(synthetic):
