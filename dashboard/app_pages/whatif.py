@@ -35,6 +35,7 @@ whatif_widgets.saved_runs_panel(runs, stored)
 defaults = whatif.default_scenarios(trace.num_blocks)
 whatif_widgets.follow_trace(trace_key, defaults)
 scenarios = whatif_widgets.scenario_form(whatif_widgets.num_scenarios(), defaults)
+exact_curves = whatif_widgets.exact_curves_toggle()
 warmup.ensure_compiled()
 bar = st.progress(0.0, text="Replaying …")
 
@@ -44,7 +45,7 @@ def progress(done: int, total: int, name: str) -> None:
     bar.progress(done / total, text=f"Replaying {name} ({done + 1} of {total}) …" if name else "Done")
 
 
-comparison, errors = whatif_cached.comparison(trace_key, fmt, scenarios, progress)
+comparison, errors = whatif_cached.comparison(trace_key, fmt, scenarios, progress, exact_curves)
 bar.empty()
 for name, message in errors.items():
     st.error(f"{name} cannot run: {message}")

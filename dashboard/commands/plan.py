@@ -10,6 +10,7 @@ from dashboard.commands._common import add_db_argument, emit_json, ensure_compil
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
 from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.core.types import Trace
 from dashboard.engine.readers import READERS
 from dashboard.services import planner, planner_policies, policy_curves
 from dashboard.services.profile_files import load_profiles
@@ -20,7 +21,8 @@ SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --policies, --profiles, --png, --html, --json."""
+    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --policies, --exact-curves, --profiles,
+    --png, --html, --json."""
     parser.add_argument(
         "--trace",
         default=str(SAMPLE_TRACE),
@@ -79,6 +81,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(policy_curves.other_policies())})",
     )
     parser.add_argument(
+        "--exact-curves",
+        action="store_true",
+        help="with --policies: the exact curve of each policy (one replay of the whole trace per "
+        "capacity) even on a large trace",
+    )
+    parser.add_argument(
         "--profiles",
         type=Path,
         default=None,
@@ -116,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         max_pods=args.max_pods,
     )
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
-    _check_policies(args.policies)
+    _check_policies(args.policies, args.exact_curves)
     trace = load_trace(args)
     ensure_compiled()
     result = planner.plan(trace, req)
@@ -124,22 +132,33 @@ def run(args: argparse.Namespace) -> int:
         code = _export(result, args.png, args.html)
         if code:
             return code
-    curves = (
-        [planner_policies.planner_curve(trace, p) for p in ["lru", *args.policies]] if args.policies else []
-    )
-    readouts = planner_policies.at_plan(result, curves[0], curves[1:]) if curves else []
     if args.json:
-        extra = {"policies": planner_policies.to_dict(readouts, curves)} if curves else {}
-        emit_json(result.to_dict() | extra)
-    else:
-        _print_table(result)
-        if curves:
-            _print_policies(readouts, curves)
+        emit_json(
+            result.to_dict() | ({"policies": _policies_json(trace, result, args)} if args.policies else {})
+        )
+        return 0
+    _print_table(result)
+    if args.policies:
+        _print_policies(*_read_policies(trace, result, args))
     return 0
 
 
-def _check_policies(names: list[str]) -> None:
-    """ValueError naming --policies for a name that is not another registered policy."""
+def _read_policies(trace: Trace, result: planner.Plan, args: argparse.Namespace) -> tuple[list, list]:
+    """(readouts, curves) of --policies, LRU's curve first."""
+    curves = [planner_policies.planner_curve(trace, p, args.exact_curves) for p in ["lru", *args.policies]]
+    return planner_policies.at_plan(result, curves[0], curves[1:]), curves
+
+
+def _policies_json(trace: Trace, result: planner.Plan, args: argparse.Namespace) -> dict:
+    """The --json object's `policies`."""
+    return planner_policies.to_dict(*_read_policies(trace, result, args))
+
+
+def _check_policies(names: list[str], exact_curves: bool) -> None:
+    """ValueError naming --policies for a name that is not another registered policy (or
+    --exact-curves without any)."""
+    if exact_curves and not names:
+        raise ValueError("--exact-curves needs --policies: it says how their curves are made")
     known = policy_curves.other_policies()
     for name in names:
         if name not in known:

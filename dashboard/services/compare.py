@@ -166,9 +166,9 @@ def curve_policies(scenarios: list[Scenario] | tuple[Scenario, ...]) -> list[str
     return list(dict.fromkeys(s.policy for s in scenarios if s.policy != "lru"))
 
 
-def policy_curve(trace: Trace, policy: str, lru: MissRatioCurve) -> SampledCurve:
-    """policy's curve at the LRU curve's capacities (sampled on a large trace)."""
-    return approximate_curve(trace, policy, lru.capacity_blocks)
+def policy_curve(trace: Trace, policy: str, lru: MissRatioCurve, exact: bool = False) -> SampledCurve:
+    """policy's curve at the LRU curve's capacities (sampled on a large trace unless exact)."""
+    return approximate_curve(trace, policy, lru.capacity_blocks, exact)
 
 
 def assemble(

@@ -32,9 +32,10 @@ class PolicyAtPlan:
     token_hit_ratio: dict[str, float]  # by policy, "lru" first (the plan's own figure)
 
 
-def planner_curve(trace: Trace, policy: str) -> SampledCurve:
-    """policy's curve of one cache over the trace's whole range of capacities."""
-    return approximate_curve(trace, policy, default_capacities(trace.num_blocks, NUM_POINTS))
+def planner_curve(trace: Trace, policy: str, exact: bool = False) -> SampledCurve:
+    """policy's curve of one cache over the trace's whole range of capacities (sampled on a large
+    trace unless exact)."""
+    return approximate_curve(trace, policy, default_capacities(trace.num_blocks, NUM_POINTS), exact)
 
 
 def pooled_blocks(option: HardwarePlan, num_pods: int) -> int:

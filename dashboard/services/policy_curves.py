@@ -4,7 +4,8 @@ LRU's curve is exact in one pass. Another policy's exact curve takes one replay 
 on a trace of more than EXACT_UP_TO_ACCESSES block accesses the pages draw a miniature simulation
 of a sampled share of the trace instead (engine/mrc_sampled.py, docs/whatif.md), labelled as
 approximate with the worst error measured at its rate. Smaller traces get the exact sweep: it is
-quick there, and a sample of a few hundred requests would say little.
+quick there, and a sample of a few hundred requests would say little. A page's "exact curves"
+switch asks for the exact sweep on any trace.
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ def reference_note() -> str:
     return f"{' and '.join(names)} read{'s' if len(names) == 1 else ''} the future: a ceiling, not something to deploy."
 
 
-def approximate_curve(trace: Trace, policy: str, capacities: np.ndarray) -> SampledCurve:
-    """policy's curve at capacities: exact for LRU and small traces, else sampled at the default rate
-    (exact too when that sample holds no request of the trace)."""
+def approximate_curve(trace: Trace, policy: str, capacities: np.ndarray, exact: bool = False) -> SampledCurve:
+    """policy's curve at capacities: exact for LRU, small traces and when asked, else sampled at the
+    default rate (exact too when that sample holds no request of the trace)."""
     policy_info(policy)  # NOTE: an unknown policy raises here, not as an empty sample below
-    if policy == "lru" or trace.num_block_accesses <= EXACT_UP_TO_ACCESSES:
+    if exact or policy == "lru" or trace.num_block_accesses <= EXACT_UP_TO_ACCESSES:
         return sampled_policy_mrc(trace, policy, capacities, rate=EXACT)
     try:
         return sampled_policy_mrc(trace, policy, capacities)
@@ -62,6 +63,6 @@ def approximation_note(curves: list[SampledCurve] | tuple[SampledCurve, ...]) ->
         f"Curves marked sampled are approximate: each replays about {sampled[0].rate:.0%} of the trace's "
         f"prefix subtrees ({sampled[0].num_requests_sampled:,} requests) through caches scaled by the same "
         f"share, corrected by the exact LRU curve. Worst error measured on the bundled traces at this "
-        f"rate: {bounds} (a measurement, not a guarantee; docs/whatif.md). "
-        f"`kvscope mrc TRACE --policy P` gives the exact curve."
+        f"rate: {bounds} (a measurement, not a guarantee; docs/whatif.md). Switch on exact curves, "
+        f"or run `kvscope mrc TRACE --policy P`, for the exact sweep."
     )

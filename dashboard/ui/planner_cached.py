@@ -34,9 +34,10 @@ def plan(path: str, key: str, req: planner.PlanRequest, profiles_digest: str) ->
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def policy_curve(path: str, key: str, policy: str) -> SampledCurve:
-    """One cache's curve under policy on trace key (approximate for other policies on a large trace)."""
-    return planner_policies.planner_curve(oracle(path, key).trace, policy)
+def policy_curve(path: str, key: str, policy: str, exact: bool) -> SampledCurve:
+    """One cache's curve under policy on trace key (approximate for other policies on a large trace
+    unless exact)."""
+    return planner_policies.planner_curve(oracle(path, key).trace, policy, exact)
 
 
 def register_uploaded_profiles(data: bytes, filename: str) -> tuple[list[str], list[str]]:

@@ -11,9 +11,11 @@ from dashboard.ui.export import caption_text, export_buttons
 from dashboard.ui.theme import PLOTLY_CONFIG
 
 
-def policy_panel(path: str, trace_key: str, result: Plan) -> list[str]:
-    """The policy picker, and for the policies chosen their curves, readouts and export; returns them."""
-    chosen = st.multiselect(
+def policy_panel(path: str, trace_key: str, result: Plan) -> tuple[list[str], bool]:
+    """The policy picker and the exact-curves switch, and for the policies chosen their curves,
+    readouts and export; returns (the policies chosen, exact)."""
+    left, right = st.columns([4, 1])
+    chosen = left.multiselect(
         "Other eviction policies at these capacities",
         policy_curves.other_policies(),
         [],
@@ -24,9 +26,17 @@ def policy_panel(path: str, trace_key: str, result: Plan) -> list[str]:
         "ratio at every planned pooled capacity — approximate on a large trace (docs/planner.md). "
         + policy_curves.reference_note(),
     )
+    exact = right.toggle(
+        "Exact curves",
+        key="planner_exact_curves",
+        bind="query-params",
+        help=f"off: on a trace of more than {policy_curves.EXACT_UP_TO_ACCESSES:,} block accesses each "
+        "policy's curve is a sampled approximation, labelled with its measured error; on: one replay of "
+        "the whole trace per capacity (slower)",
+    )
     if chosen:
         with st.spinner(f"Replaying the curves of {', '.join(chosen)} …"):
-            curves = [planner_cached.policy_curve(path, trace_key, p) for p in ["lru", *chosen]]
+            curves = [planner_cached.policy_curve(path, trace_key, p, exact) for p in ["lru", *chosen]]
         readouts = planner_policies.at_plan(result, curves[0], curves[1:])
         policy_fig = planner_charts.policy_chart(result, curves, readouts)
         st.plotly_chart(
@@ -45,4 +55,4 @@ def policy_panel(path: str, trace_key: str, result: Plan) -> list[str]:
             "Each policy's token hit ratio at a plan's pooled capacity is the plan's own LRU figure plus "
             "the gap between that policy's curve and LRU's there. " + note
         )
-    return chosen
+    return chosen, exact

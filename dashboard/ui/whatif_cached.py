@@ -31,9 +31,9 @@ def curve(key: str, fmt: str, version: str) -> MissRatioCurve:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def policy_curve(key: str, fmt: str, version: str, policy: str) -> SampledCurve:
-    """A policy's curve at the LRU curve's capacities (approximate on a large trace)."""
-    return compare.policy_curve(trace(key, fmt, version), policy, curve(key, fmt, version))
+def policy_curve(key: str, fmt: str, version: str, policy: str, exact: bool) -> SampledCurve:
+    """A policy's curve at the LRU curve's capacities (approximate on a large trace unless exact)."""
+    return compare.policy_curve(trace(key, fmt, version), policy, curve(key, fmt, version), exact)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -52,6 +52,7 @@ def comparison(
     fmt: str,
     scenarios: tuple[Scenario, ...],
     on_progress: Callable[[int, int, str], None] | None = None,
+    exact_curves: bool = False,
 ) -> tuple[compare.Comparison, dict[str, str]]:
     """The scenarios compared on the trace, through the caches; errors by scenario name (S1…).
 
@@ -76,7 +77,7 @@ def comparison(
     for i, policy in enumerate(compare.curve_policies([r.scenario for r in results])):
         if on_progress is not None:
             on_progress(len(scenarios) + i, total, f"{policy}'s miss-ratio curve")
-        curves.append(policy_curve(key, fmt, version, policy))
+        curves.append(policy_curve(key, fmt, version, policy, exact_curves))
     if on_progress is not None:
         on_progress(total, total, "")
     label = whatif.source(key).label

@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard.core import profiles
 from dashboard.core.scenarios import MAX_SCENARIOS, Scenario
 from dashboard.services import whatif
+from dashboard.services.policy_curves import EXACT_UP_TO_ACCESSES
 from dashboard.ui import cached
 from dashboard.ui.trace_cached import trace_list
 
@@ -155,6 +156,19 @@ def num_scenarios() -> int:
     """How many scenarios to compare (1–4)."""
     options = list(range(1, MAX_SCENARIOS + 1))
     return st.radio("Scenarios", options, index=1, horizontal=True, key="whatif_n", bind=BIND)
+
+
+def exact_curves_toggle() -> bool:
+    """Whether the miss-ratio curve of each other policy is the exact sweep even on a large trace."""
+    return st.toggle(
+        "Exact curves for other policies",
+        key="whatif_exact_curves",
+        bind=BIND,
+        help=f"off: on a trace of more than {EXACT_UP_TO_ACCESSES:,} block accesses, each other policy's "
+        "miss-ratio curve is "
+        "a sampled approximation, labelled with its measured error (seconds become tenths); on: one "
+        "replay of the whole trace per capacity (docs/whatif.md)",
+    )
 
 
 @st.cache_data(ttl=30, max_entries=4, show_spinner=False)

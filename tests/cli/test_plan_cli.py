@@ -122,6 +122,29 @@ def test_plan_policies_reads_each_policy_at_every_planned_pooled_capacity(moonca
         assert 0.0 <= row["token_hit_ratio"]["arc"] <= 1.0
 
 
+def test_plan_exact_curves_replays_every_capacity_of_each_policy(mooncake_conversation, capsys):
+    args = (
+        "--trace",
+        str(mooncake_conversation),
+        "--target",
+        "hit=0.3",
+        "--hardware",
+        "gh200",
+        "--policies",
+        "fifo",
+    )
+    sampled = plan_json(capsys, *args)["policies"]
+    exact = plan_json(capsys, *args, "--exact-curves")["policies"]
+    assert sampled["curves"][1]["approximate"] and not exact["curves"][1]["approximate"]
+    assert exact["curves"][1]["label"] == "fifo (exact)" and exact["curves"][1]["max_abs_error"] == 0.0
+    # NOTE: the same plan either way; only fifo's figure moves, by at most its stated bound
+    assert sampled["at_plan"][0]["token_hit_ratio"]["lru"] == exact["at_plan"][0]["token_hit_ratio"]["lru"]
+    moved = abs(
+        sampled["at_plan"][0]["token_hit_ratio"]["fifo"] - exact["at_plan"][0]["token_hit_ratio"]["fifo"]
+    )
+    assert moved <= sampled["curves"][1]["max_abs_error"]
+
+
 def test_plan_policies_table_names_each_curve_and_how_it_was_made(mooncake_conversation, capsys):
     code = main(
         ["plan", "--trace", str(mooncake_conversation), "--target", "hit=0.3", "--policies", "s3fifo"]

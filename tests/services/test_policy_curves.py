@@ -64,6 +64,9 @@ def test_a_large_trace_gets_a_sampled_curve_within_its_stated_bound(conversation
         (sampled.curve.block_hit_ratio, exact.block_hit_ratio),
     ):
         assert np.abs(got - want).max() <= sampled.max_abs_error
+    asked = approximate_curve(conversation, policy, caps, exact=True)  # the pages' "exact curves" switch
+    assert asked.is_exact
+    np.testing.assert_array_equal(asked.curve.token_hit_ratio, exact.token_hit_ratio)
 
 
 def test_a_large_trace_whose_sample_holds_no_request_gets_the_exact_curve():

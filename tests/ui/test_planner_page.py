@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.services.traces import import_trace
+from dashboard.store.db import open_store
+from tests.conftest import data_dir
 from tests.ui.apptest import app_at
 from tests.ui.fixtures import build_store
 
@@ -100,3 +103,30 @@ def test_chosen_policies_get_curves_and_a_readout_at_each_plan_and_stay_in_the_u
         "Curves marked sampled are approximate" in c and "s3fifo ±0.17, arc ±0.10" in c for c in captions
     )
     assert any("--policies s3fifo arc`" in c for c in captions)
+
+
+@pytest.fixture(scope="module")
+def conversation_db(tmp_path_factory) -> Path:
+    """A store holding the Mooncake conversation trace as 'conv' (288,500 block accesses: sampled curves)."""
+    path = tmp_path_factory.mktemp("planner-conv") / "kvscope.duckdb"
+    store = open_store(path)
+    import_trace(
+        store, data_dir() / "traces" / "mooncake-fast25" / "conversation_trace.jsonl", "mooncake", "conv"
+    )
+    store.close()
+    return path
+
+
+def test_the_exact_curves_switch_replays_every_capacity_and_says_so(monkeypatch, conversation_db):
+    monkeypatch.setenv("KVSCOPE_DB", str(conversation_db))
+    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["s3fifo"]}
+    sampled = app_at(PAGE, 120, query)
+    exact = app_at(PAGE, 120, query | {"planner_exact_curves": "true"})
+    for at in (sampled, exact):
+        assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    assert "s3fifo (sampled 5%, measured ±0.17) (%)" in sampled.dataframe[1].value.columns
+    readout = exact.dataframe[1].value
+    assert exact.toggle(key="planner_exact_curves").value
+    assert list(readout.columns)[-2:] == ["lru (exact) (%)", "s3fifo (exact) (%)"]
+    assert not any("Curves marked sampled" in c.value for c in exact.caption)
+    assert any("--policies s3fifo --exact-curves`" in c.value for c in exact.caption)

@@ -108,6 +108,23 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
     assert any(c.value.startswith("Curves marked sampled are approximate") for c in at.caption)
 
 
+def test_the_exact_curves_switch_draws_each_other_policys_exact_sweep(monkeypatch, db):
+    query = {
+        "whatif_trace": "stored:conv",
+        "whatif_n": "1",
+        "whatif_s1_policy": "arc",
+        "whatif_exact_curves": "true",
+    }
+    at = open_page(monkeypatch, db, query)
+    assert at.toggle(key="whatif_exact_curves").value
+    (mrc,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Miss-ratio" in c.proto.spec]
+    assert [t.get("name") for t in mrc["data"]][:2] == [
+        "lru (exact): one cache of that capacity",
+        "arc (exact)",
+    ]
+    assert not any("Curves marked sampled" in c.value for c in at.caption)
+
+
 def test_a_one_pod_replay_of_mooncake_is_flagged_overloaded_with_both_rates(monkeypatch, db):
     at = open_page(monkeypatch, db, {"whatif_trace": "stored:conv", "whatif_n": "1", "whatif_s1_pods": "1"})
     assert bool(table(at)["overloaded"][0])
