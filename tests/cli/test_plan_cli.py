@@ -123,16 +123,8 @@ def test_plan_policies_reads_each_policy_at_every_planned_pooled_capacity(moonca
 
 
 def test_plan_exact_curves_replays_every_capacity_of_each_policy(mooncake_conversation, capsys):
-    args = (
-        "--trace",
-        str(mooncake_conversation),
-        "--target",
-        "hit=0.3",
-        "--hardware",
-        "gh200",
-        "--policies",
-        "fifo",
-    )
+    args = ["--trace", str(mooncake_conversation), "--target", "hit=0.3", "--hardware", "gh200"]
+    args += ["--policies", "fifo"]
     sampled = plan_json(capsys, *args)["policies"]
     exact = plan_json(capsys, *args, "--exact-curves")["policies"]
     assert sampled["curves"][1]["approximate"] and not exact["curves"][1]["approximate"]

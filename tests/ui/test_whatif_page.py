@@ -48,6 +48,12 @@ def open_page(monkeypatch, db: Path, query: dict[str, str] | None = None) -> App
     return at
 
 
+def miss_ratio_chart(at: AppTest) -> dict:
+    """The Plotly spec of the page's miss-ratio curve."""
+    (spec,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Miss-ratio" in c.proto.spec]
+    return spec
+
+
 def table(at: AppTest):
     return at.dataframe[-1].value  # the comparison table (the saved-runs table comes first)
 
@@ -101,7 +107,7 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
     assert clusters[0].startswith("4 pods") and "s3fifo" in clusters[1] and "CPU 9,000" in clusters[2]
     assert "--scorer-weights 2,2,5" in at.code[0].value
     # NOTE: S2's policy gets its own curve beside LRU's, sampled on this trace and labelled so
-    (mrc,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Miss-ratio" in c.proto.spec]
+    mrc = miss_ratio_chart(at)
     names = [t.get("name") for t in mrc["data"]]
     assert names[:2] == ["lru (exact): one cache of that capacity", "s3fifo (sampled 5%, measured ±0.17)"]
     assert mrc["data"][1]["line"]["dash"] == "dash"
@@ -109,16 +115,10 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
 
 
 def test_the_exact_curves_switch_draws_each_other_policys_exact_sweep(monkeypatch, db):
-    query = {
-        "whatif_trace": "stored:conv",
-        "whatif_n": "1",
-        "whatif_s1_policy": "arc",
-        "whatif_exact_curves": "true",
-    }
-    at = open_page(monkeypatch, db, query)
+    switched = {"whatif_s1_policy": "arc", "whatif_exact_curves": "true"}
+    at = open_page(monkeypatch, db, {"whatif_trace": "stored:conv", "whatif_n": "1"} | switched)
     assert at.toggle(key="whatif_exact_curves").value
-    (mrc,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Miss-ratio" in c.proto.spec]
-    assert [t.get("name") for t in mrc["data"]][:2] == [
+    assert [t.get("name") for t in miss_ratio_chart(at)["data"]][:2] == [
         "lru (exact): one cache of that capacity",
         "arc (exact)",
     ]
