@@ -103,6 +103,8 @@ def test_chosen_policies_get_curves_and_a_readout_at_each_plan_and_stay_in_the_u
         "Curves marked sampled are approximate" in c and "s3fifo ±0.17, arc ±0.10" in c for c in captions
     )
     assert any("--policies s3fifo arc`" in c for c in captions)
+    exports = [b.proto.id for b in at.get("download_button")]
+    assert [i.rsplit("-", 1)[-1] for i in exports] == ["planner_export_html", "planner_policy_export_html"]
 
 
 @pytest.fixture(scope="module")
