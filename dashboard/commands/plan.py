@@ -10,7 +10,7 @@ from dashboard.commands._common import add_db_argument, emit_json, ensure_compil
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
 from dashboard.core.config import SAMPLE_DATA_DIR
-from dashboard.core.types import Trace
+from dashboard.core.types import SampledCurve, Trace
 from dashboard.engine.readers import READERS
 from dashboard.services import planner, planner_policies, policy_curves
 from dashboard.services.profile_files import load_profiles
@@ -143,7 +143,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_policies(trace: Trace, result: planner.Plan, args: argparse.Namespace) -> tuple[list, list]:
+def _read_policies(
+    trace: Trace, result: planner.Plan, args: argparse.Namespace
+) -> tuple[list[planner_policies.PolicyAtPlan], list[SampledCurve]]:
     """(readouts, curves) of --policies, LRU's curve first."""
     curves = [planner_policies.planner_curve(trace, p, args.exact_curves) for p in ["lru", *args.policies]]
     return planner_policies.at_plan(result, curves[0], curves[1:]), curves
@@ -209,7 +211,7 @@ def _print_table(result: planner.Plan) -> None:
         )
 
 
-def _print_policies(readouts: list[planner_policies.PolicyAtPlan], curves: list) -> None:
+def _print_policies(readouts: list[planner_policies.PolicyAtPlan], curves: list[SampledCurve]) -> None:
     print()
     print("token hit ratio at each plan's pooled capacity, by eviction policy")
     print(f"{'hardware':<12} {'pods':>6} {'pooled blocks':>14}  " + "  ".join(c.label() for c in curves))

@@ -46,12 +46,12 @@ def pooled_blocks(option: HardwarePlan, num_pods: int) -> int:
 def at_plan(plan: Plan, lru: SampledCurve, others: list[SampledCurve]) -> list[PolicyAtPlan]:
     """Per hardware option with an answer: each policy's token hit ratio at its pooled capacity."""
     rows = []
+    ceiling = float(lru.curve.token_hit_ratio[-1])  # NOTE: the curve's last point holds every block
     for option in plan.options:
         if option.num_pods is None or option.point is None:
             continue
         blocks = pooled_blocks(option, option.num_pods)
         exact = option.point.token_hit_ratio
-        ceiling = float(lru.curve.token_hit_ratio[-1])
         ratios = {"lru": exact}
         for other in others:
             shift = token_hit_at(other.curve, blocks) - token_hit_at(lru.curve, blocks)

@@ -26,8 +26,11 @@ def other_policies() -> list[str]:
 
 
 def reference_note() -> str:
-    """Which policies are references that read the future (a ceiling, not something to deploy)."""
+    """Which policies are references that read the future (a ceiling, not something to deploy); ''
+    when none is."""
     names = [name for name in other_policies() if policy_info(name).is_reference]
+    if not names:
+        return ""
     return f"{' and '.join(names)} read{'s' if len(names) == 1 else ''} the future: a ceiling, not something to deploy."
 
 

@@ -165,9 +165,8 @@ def exact_curves_toggle() -> bool:
         key="whatif_exact_curves",
         bind=BIND,
         help=f"off: on a trace of more than {EXACT_UP_TO_ACCESSES:,} block accesses, each other policy's "
-        "miss-ratio curve is "
-        "a sampled approximation, labelled with its measured error (seconds become tenths); on: one "
-        "replay of the whole trace per capacity (docs/whatif.md)",
+        "miss-ratio curve is a sampled approximation, labelled with its measured error (seconds become "
+        "tenths); on: one replay of the whole trace per capacity (docs/whatif.md)",
     )
 
 
