@@ -51,7 +51,7 @@ def test_lru_and_a_small_trace_get_exact_curves(synthetic):
     np.testing.assert_array_equal(lru.curve.token_hit_ratio, lru_mrc(synthetic, caps).token_hit_ratio)
 
 
-@pytest.mark.parametrize("policy", ["s3fifo", "learned"])
+@pytest.mark.parametrize("policy", ["s3fifo", "fifo"])
 def test_a_large_trace_gets_a_sampled_curve_within_its_stated_bound(conversation, policy):
     assert conversation.num_block_accesses > EXACT_UP_TO_ACCESSES
     caps = capacities(conversation, 10)

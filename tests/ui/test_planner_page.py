@@ -22,6 +22,18 @@ def filled_db(tmp_path_factory) -> Path:
     return build_store(tmp_path_factory.mktemp("planner") / "kvscope.duckdb")
 
 
+@pytest.fixture(scope="module")
+def conversation_db(tmp_path_factory) -> Path:
+    """A store holding the Mooncake conversation trace as 'conv' (288,500 block accesses: sampled curves)."""
+    path = tmp_path_factory.mktemp("planner-conv") / "kvscope.duckdb"
+    store = open_store(path)
+    import_trace(
+        store, data_dir() / "traces" / "mooncake-fast25" / "conversation_trace.jsonl", "mooncake", "conv"
+    )
+    store.close()
+    return path
+
+
 def planner_page(monkeypatch, db: Path) -> AppTest:
     monkeypatch.setenv("KVSCOPE_DB", str(db))
     at = app_at(PAGE, 120)
@@ -77,9 +89,12 @@ def test_an_empty_hardware_choice_is_an_error_and_the_page_survives(monkeypatch,
     assert any("--hardware" in e.value for e in at.error)
 
 
-def test_chosen_policies_get_curves_and_a_readout_at_each_plan_and_stay_in_the_url(monkeypatch, filled_db):
-    monkeypatch.setenv("KVSCOPE_DB", str(filled_db))
-    at = app_at(PAGE, 120, {"planner_policies": ["s3fifo", "arc"]})
+def test_chosen_policies_get_curves_and_a_readout_at_each_plan_and_stay_in_the_url(
+    monkeypatch, conversation_db
+):
+    monkeypatch.setenv("KVSCOPE_DB", str(conversation_db))
+    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["s3fifo", "arc"]}
+    at = app_at(PAGE, 120, query)
     assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
     assert at.multiselect(key="planner_policies").value == ["s3fifo", "arc"]
     plan, readout = at.dataframe[0].value, at.dataframe[1].value
@@ -102,33 +117,21 @@ def test_chosen_policies_get_curves_and_a_readout_at_each_plan_and_stay_in_the_u
     assert any(
         "Curves marked sampled are approximate" in c and "s3fifo ±0.17, arc ±0.10" in c for c in captions
     )
-    assert any("--policies s3fifo arc`" in c for c in captions)
+    assert any("--trace conv --target hit=0.3" in c and "--policies s3fifo arc`" in c for c in captions)
     exports = [b.proto.id for b in at.get("download_button")]
     assert [i.rsplit("-", 1)[-1] for i in exports] == ["planner_export_html", "planner_policy_export_html"]
 
 
-@pytest.fixture(scope="module")
-def conversation_db(tmp_path_factory) -> Path:
-    """A store holding the Mooncake conversation trace as 'conv' (288,500 block accesses: sampled curves)."""
-    path = tmp_path_factory.mktemp("planner-conv") / "kvscope.duckdb"
-    store = open_store(path)
-    import_trace(
-        store, data_dir() / "traces" / "mooncake-fast25" / "conversation_trace.jsonl", "mooncake", "conv"
-    )
-    store.close()
-    return path
-
-
 def test_the_exact_curves_switch_replays_every_capacity_and_says_so(monkeypatch, conversation_db):
     monkeypatch.setenv("KVSCOPE_DB", str(conversation_db))
-    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["s3fifo"]}
+    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["fifo"]}
     sampled = app_at(PAGE, 120, query)
     exact = app_at(PAGE, 120, query | {"planner_exact_curves": "true"})
     for at in (sampled, exact):
         assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
-    assert "s3fifo (sampled 5%, measured ±0.17) (%)" in sampled.dataframe[1].value.columns
+    assert "fifo (sampled 5%, measured ±0.06) (%)" in sampled.dataframe[1].value.columns
     readout = exact.dataframe[1].value
     assert exact.toggle(key="planner_exact_curves").value
-    assert list(readout.columns)[-2:] == ["lru (exact) (%)", "s3fifo (exact) (%)"]
+    assert list(readout.columns)[-2:] == ["lru (exact) (%)", "fifo (exact) (%)"]
     assert not any("Curves marked sampled" in c.value for c in exact.caption)
-    assert any("--policies s3fifo --exact-curves`" in c.value for c in exact.caption)
+    assert any("--policies fifo --exact-curves`" in c.value for c in exact.caption)

@@ -115,12 +115,12 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
 
 
 def test_the_exact_curves_switch_draws_each_other_policys_exact_sweep(monkeypatch, db):
-    switched = {"whatif_s1_policy": "arc", "whatif_exact_curves": "true"}
+    switched = {"whatif_s1_policy": "fifo", "whatif_exact_curves": "true"}
     at = open_page(monkeypatch, db, {"whatif_trace": "stored:conv", "whatif_n": "1"} | switched)
     assert at.toggle(key="whatif_exact_curves").value
     assert [t.get("name") for t in miss_ratio_chart(at)["data"]][:2] == [
         "lru (exact): one cache of that capacity",
-        "arc (exact)",
+        "fifo (exact)",
     ]
     assert not any("Curves marked sampled" in c.value for c in at.caption)
 
