@@ -104,7 +104,7 @@ st.plotly_chart(curve, theme=None, config=PLOTLY_CONFIG, width="stretch", key="p
 export_buttons(
     curve, caption_text(*planner.caption_parts(result)), key="planner_export", filename="kvscope-plan"
 )
-chosen, exact = planner_policy_panel.policy_panel(path, trace_key, result)
+chosen = planner_policy_panel.policy_panel(path, trace_key, result, req, digest)
 tiers = planner.tier_ttft_by_length(req.hardware, req.model)
 st.plotly_chart(
     planner_charts.tier_ttft_chart(tiers, req.model),
@@ -113,7 +113,7 @@ st.plotly_chart(
     width="stretch",
     key="planner_tiers",
 )
-policies_flag = f" --policies {' '.join(chosen)}{' --exact-curves' if exact else ''}" if chosen else ""
+policies_flag = f" --policies {' '.join(chosen)}" if chosen else ""
 st.caption(
     f"A CPU-tier hit costs its load over the host link: NVLink-C2C (GH200, 450 GB/s each way) against "
     f"PCIe Gen5 (H100/H200, ~54 GB/s measured). Planned in {result.elapsed_s:.2f} s. Same plan on the "

@@ -10,7 +10,6 @@ from dashboard.commands._common import add_db_argument, emit_json, ensure_compil
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
 from dashboard.core.config import SAMPLE_DATA_DIR
-from dashboard.core.types import SampledCurve, Trace
 from dashboard.engine.readers import READERS
 from dashboard.services import planner, planner_policies, policy_curves
 from dashboard.services.profile_files import load_profiles
@@ -21,8 +20,8 @@ SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --policies, --exact-curves, --profiles,
-    --png, --html, --json."""
+    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --policies, --profiles, --png, --html,
+    --json."""
     parser.add_argument(
         "--trace",
         default=str(SAMPLE_TRACE),
@@ -76,15 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="P",
         help="other eviction policies than LRU: each one's token hit ratio at every planned pooled "
-        "capacity, read off its curve (approximate on a trace of more than "
-        f"{policy_curves.EXACT_UP_TO_ACCESSES:,} block accesses; known: "
+        "capacity, by an exact replay of one cache that size (known: "
         f"{', '.join(policy_curves.other_policies())})",
-    )
-    parser.add_argument(
-        "--exact-curves",
-        action="store_true",
-        help="with --policies: the exact curve of each policy (one replay of the whole trace per "
-        "capacity) even on a large trace",
     )
     parser.add_argument(
         "--profiles",
@@ -124,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         max_pods=args.max_pods,
     )
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
-    _check_policies(args.policies, args.exact_curves)
+    _check_policies(args.policies)
     trace = load_trace(args)
     ensure_compiled()
     result = planner.plan(trace, req)
@@ -132,35 +124,18 @@ def run(args: argparse.Namespace) -> int:
         code = _export(result, args.png, args.html)
         if code:
             return code
+    readouts = planner_policies.at_plan(trace, result, args.policies) if args.policies else []
     if args.json:
-        emit_json(
-            result.to_dict() | ({"policies": _policies_json(trace, result, args)} if args.policies else {})
-        )
+        emit_json(result.to_dict() | ({"policies": planner_policies.to_dict(readouts)} if readouts else {}))
         return 0
     _print_table(result)
-    if args.policies:
-        _print_policies(*_read_policies(trace, result, args))
+    if readouts:
+        _print_policies(readouts)
     return 0
 
 
-def _read_policies(
-    trace: Trace, result: planner.Plan, args: argparse.Namespace
-) -> tuple[list[planner_policies.PolicyAtPlan], list[SampledCurve]]:
-    """(readouts, curves) of --policies, LRU's curve first."""
-    curves = [planner_policies.planner_curve(trace, p, args.exact_curves) for p in ["lru", *args.policies]]
-    return planner_policies.at_plan(result, curves[0], curves[1:]), curves
-
-
-def _policies_json(trace: Trace, result: planner.Plan, args: argparse.Namespace) -> dict:
-    """The --json object's `policies`."""
-    return planner_policies.to_dict(*_read_policies(trace, result, args))
-
-
-def _check_policies(names: list[str], exact_curves: bool) -> None:
-    """ValueError naming --policies for a name that is not another registered policy (or
-    --exact-curves without any)."""
-    if exact_curves and not names:
-        raise ValueError("--exact-curves needs --policies: it says how their curves are made")
+def _check_policies(names: list[str]) -> None:
+    """ValueError naming --policies for a name that is not another registered policy."""
     known = policy_curves.other_policies()
     for name in names:
         if name not in known:
@@ -211,13 +186,11 @@ def _print_table(result: planner.Plan) -> None:
         )
 
 
-def _print_policies(readouts: list[planner_policies.PolicyAtPlan], curves: list[SampledCurve]) -> None:
+def _print_policies(readouts: list[planner_policies.PolicyAtPlan]) -> None:
+    policies = list(readouts[0].token_hit_ratio)
     print()
-    print("token hit ratio at each plan's pooled capacity, by eviction policy")
-    print(f"{'hardware':<12} {'pods':>6} {'pooled blocks':>14}  " + "  ".join(c.label() for c in curves))
+    print("token hit ratio at each plan's pooled capacity, by eviction policy (exact replays of one cache)")
+    print(f"{'hardware':<12} {'pods':>6} {'pooled blocks':>14}" + "".join(f" {p:>9}" for p in policies))
     for r in readouts:
-        ratios = "  ".join(f"{r.token_hit_ratio[c.policy]:>{len(c.label())}.1%}" for c in curves)
-        print(f"{r.hardware:<12} {r.num_pods:>6} {r.pooled_blocks:>14,}  {ratios}")
-    note = policy_curves.approximation_note(curves)
-    if note:
-        print(note)
+        ratios = "".join(f" {r.token_hit_ratio[p]:>9.1%}" for p in policies)
+        print(f"{r.hardware:<12} {r.num_pods:>6} {r.pooled_blocks:>14,}{ratios}")

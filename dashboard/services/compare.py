@@ -29,7 +29,7 @@ from dashboard.engine.mrc import MissRatioCurve, lru_mrc
 from dashboard.engine.replay import simulate
 from dashboard.engine.summary import ReplaySummary, summarize
 from dashboard.services import replay
-from dashboard.services.policy_curves import approximate_curve
+from dashboard.services.policy_curves import SpotCheck, approximate_curve, spot_checks
 
 NUM_CURVE_POINTS = 40
 
@@ -69,6 +69,7 @@ class Comparison:
     results: tuple[ScenarioResult, ...]
     names: tuple[str, ...]  # one per result: S1, S2, … as the page numbers its scenarios
     policy_curves: tuple[SampledCurve, ...] = ()  # one per policy other than LRU the scenarios use
+    spot_checks: tuple[SpotCheck, ...] = ()  # the sampled ones against exact replays at each HBM marked
 
     @property
     def ceiling(self) -> float:
@@ -178,6 +179,7 @@ def assemble(
     results: list[ScenarioResult],
     names: list[str] | None = None,
     policy_curves: tuple[SampledCurve, ...] = (),
+    checks: tuple[SpotCheck, ...] = (),
 ) -> Comparison:
     """A Comparison from its parts (the page computes and caches them one by one); names default to S1…"""
     duration = float(trace.arrival_s[-1] - trace.arrival_s[0]) if trace.num_requests else 0.0
@@ -193,6 +195,7 @@ def assemble(
         tuple(results),
         tuple(names),
         policy_curves,
+        checks,
     )
 
 
@@ -225,7 +228,13 @@ def compare(
             on_progress(i + 1, len(scenarios))
     lru = trace_curve(trace)
     others = tuple(policy_curve(trace, p, lru) for p in curve_policies(scenarios))
-    return assemble(trace, label, lru, results, policy_curves=others)
+    checks = tuple(spot_checks(trace, list(others), marked_capacities(results)))
+    return assemble(trace, label, lru, results, policy_curves=others, checks=checks)
+
+
+def marked_capacities(results: list[ScenarioResult] | tuple[ScenarioResult, ...]) -> list[int]:
+    """The capacities the miss-ratio curve marks: each scenario's HBM over all pods (at least 1 block)."""
+    return sorted({max(r.total_hbm_blocks, 1) for r in results})
 
 
 def describe(scenario: Scenario, hbm_blocks: int | None = None) -> str:

@@ -1,23 +1,21 @@
-"""What a plan's pooled capacity would give under other eviction policies than LRU.
+"""What a plan's pooled capacity gives under other eviction policies than LRU.
 
 The planner sizes pods with pooled LRU (services/planner.py). For each hardware option's answer,
-this reads the token hit ratio another policy would reach at the same pooled capacity (pods ×
-max(HBM, CPU tier) blocks, as the planner pools them) off that policy's curve — approximate on a
-large trace (services/policy_curves.py). The curves are read as a difference from the LRU curve
-at the same capacity, added to the plan's own exact LRU figure: the curves' interpolation between
-their points then cancels, and LRU's own row is the plan's figure exactly.
+this replays the whole trace through one cache of the same pooled capacity (pods × max(HBM, CPU
+tier) blocks, as the planner pools them) under each other policy: exact figures, a few replays
+(one per policy and distinct capacity). LRU's own figure is the plan's, which an exact LRU replay
+at that capacity equals (tested). The page draws each policy's curve beside them (sampled on a
+large trace: services/policy_curves.py), and the replays say how far that curve is off there.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from dashboard.core.types import SampledCurve, Trace
 from dashboard.engine.mrc import default_capacities
 from dashboard.services.planner import HardwarePlan, Plan
-from dashboard.services.policy_curves import approximate_curve, token_hit_at
+from dashboard.services.policy_curves import SpotCheck, approximate_curve, exact_token_hit_ratio, token_hit_at
 
 NUM_POINTS = 40
 
@@ -29,7 +27,7 @@ class PolicyAtPlan:
     hardware: str
     num_pods: int
     pooled_blocks: int
-    token_hit_ratio: dict[str, float]  # by policy, "lru" first (the plan's own figure)
+    token_hit_ratio: dict[str, float]  # by policy, "lru" first (the plan's own figure); exact replays
 
 
 def planner_curve(trace: Trace, policy: str, exact: bool = False) -> SampledCurve:
@@ -38,40 +36,43 @@ def planner_curve(trace: Trace, policy: str, exact: bool = False) -> SampledCurv
     return approximate_curve(trace, policy, default_capacities(trace.num_blocks, NUM_POINTS), exact)
 
 
-def pooled_blocks(option: HardwarePlan, num_pods: int) -> int:
-    """The blocks the planner pools for GPU-or-CPU hits: pods × max(HBM, CPU tier) per pod."""
-    return num_pods * max(option.hbm_blocks_per_pod, option.cpu_blocks_per_pod)
+def pooled_blocks(option: HardwarePlan) -> int:
+    """The blocks the planner pools for an answer's GPU-or-CPU hits: pods × max(HBM, CPU tier) per pod."""
+    assert option.num_pods is not None
+    return option.num_pods * max(option.hbm_blocks_per_pod, option.cpu_blocks_per_pod)
 
 
-def at_plan(plan: Plan, lru: SampledCurve, others: list[SampledCurve]) -> list[PolicyAtPlan]:
-    """Per hardware option with an answer: each policy's token hit ratio at its pooled capacity."""
-    rows = []
-    ceiling = float(lru.curve.token_hit_ratio[-1])  # NOTE: the curve's last point holds every block
-    for option in plan.options:
-        if option.num_pods is None or option.point is None:
-            continue
-        blocks = pooled_blocks(option, option.num_pods)
-        exact = option.point.token_hit_ratio
-        ratios = {"lru": exact}
-        for other in others:
-            shift = token_hit_at(other.curve, blocks) - token_hit_at(lru.curve, blocks)
-            ratios[other.policy] = float(np.clip(exact + shift, 0.0, ceiling))
-        rows.append(PolicyAtPlan(option.hardware, option.num_pods, blocks, ratios))
-    return rows
+def at_plan(trace: Trace, plan: Plan, policies: list[str] | tuple[str, ...]) -> list[PolicyAtPlan]:
+    """Per hardware option with an answer: each policy's token hit ratio at its pooled capacity, by an
+    exact replay of one cache that size (each policy and capacity replayed once)."""
+    answered = [o for o in plan.options if o.num_pods is not None and o.point is not None]
+    capacities = sorted({pooled_blocks(o) for o in answered})
+    exact = {(p, c): exact_token_hit_ratio(trace, p, c) for p in policies for c in capacities}
+    return [
+        PolicyAtPlan(
+            o.hardware,
+            o.num_pods,
+            pooled_blocks(o),
+            {"lru": o.point.token_hit_ratio} | {p: exact[p, pooled_blocks(o)] for p in policies},
+        )
+        for o in answered
+    ]
 
 
-def to_dict(readouts: list[PolicyAtPlan], curves: list[SampledCurve]) -> dict:
-    """The `kvscope plan --policies --json` object's `policies`: how each curve was made, and the readouts."""
+def curve_checks(readouts: list[PolicyAtPlan], curves: list[SampledCurve]) -> list[SpotCheck]:
+    """Each sampled curve against the exact readouts at the plans' pooled capacities (each once)."""
+    seen = {r.pooled_blocks: r.token_hit_ratio for r in readouts}
+    return [
+        SpotCheck(c.policy, cap, ratios[c.policy], token_hit_at(c.curve, cap))
+        for c in curves
+        if not c.is_exact
+        for cap, ratios in sorted(seen.items())
+    ]
+
+
+def to_dict(readouts: list[PolicyAtPlan]) -> dict:
+    """The `kvscope plan --policies --json` object's `policies`."""
     return {
-        "curves": [
-            {
-                "policy": c.policy,
-                "label": c.label(),
-                "approximate": not c.is_exact,
-                "rate": c.rate,
-                "max_abs_error": c.max_abs_error,
-            }
-            for c in curves
-        ],
+        "method": "an exact replay of the whole trace through one cache of each pooled capacity",
         "at_plan": [asdict(r) for r in readouts],
     }

@@ -40,6 +40,14 @@ def policy_curve(path: str, key: str, policy: str, exact: bool) -> SampledCurve:
     return planner_policies.planner_curve(oracle(path, key).trace, policy, exact)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def readouts(
+    path: str, key: str, req: planner.PlanRequest, profiles_digest: str, policies: tuple[str, ...]
+) -> list[planner_policies.PolicyAtPlan]:
+    """Each policy's token hit ratio at each answer's pooled capacity (exact replays)."""
+    return planner_policies.at_plan(oracle(path, key).trace, plan(path, key, req, profiles_digest), policies)
+
+
 def register_uploaded_profiles(data: bytes, filename: str) -> tuple[list[str], list[str]]:
     """Register the profiles of an uploaded TOML file; ValueError names the file, table and key."""
     folder = Path(tempfile.mkdtemp(prefix="kvscope-profiles-"))

@@ -147,7 +147,8 @@ def plan_table(plan: Plan) -> list[dict]:
 
 def policy_chart(plan: Plan, curves: list[SampledCurve], readouts: list[PolicyAtPlan]) -> go.Figure:
     """Token hit ratio (%) of one cache versus its capacity per eviction policy (LRU solid and exact,
-    others dashed and labelled as sampled), each hardware option's planned pooled capacity marked."""
+    others dashed and labelled as sampled, × at each plan's exact replay), each hardware option's
+    planned pooled capacity marked."""
     fig = _figure(
         f"Eviction policies at the planned capacity — {plan.request.model}, one pooled cache",
         430,
@@ -169,6 +170,15 @@ def policy_chart(plan: Plan, curves: list[SampledCurve], readouts: list[PolicyAt
             },
             hovertemplate=f"{c.policy}: %{{x:,}} blocks, %{{y:.1f}}%<extra></extra>",
         )
+        if not exact_lru and readouts:
+            fig.add_scatter(
+                x=[r.pooled_blocks for r in readouts],
+                y=[r.token_hit_ratio[c.policy] * 100 for r in readouts],
+                name=f"{c.policy}: exact replay at each plan",
+                mode="markers",
+                marker={"symbol": "x", "size": 11, "color": PALETTE[(i - 1) % len(PALETTE)]},
+                hovertemplate=f"{c.policy}, exact: %{{x:,}} blocks, %{{y:.2f}}%<extra></extra>",
+            )
     for k, r in enumerate(readouts):
         fig.add_vline(x=max(r.pooled_blocks, 1), line={"dash": "dot", "color": "#9ca3af", "width": 1})
         fig.add_annotation(
@@ -185,11 +195,10 @@ def policy_chart(plan: Plan, curves: list[SampledCurve], readouts: list[PolicyAt
     return fig
 
 
-def policy_rows(readouts: list[PolicyAtPlan], curves: list[SampledCurve]) -> list[dict]:
+def policy_rows(readouts: list[PolicyAtPlan]) -> list[dict]:
     """One row per hardware option: pods, pooled capacity, and each policy's token hit ratio (%) there."""
-    labels = {c.policy: c.label() for c in curves}
     return [
         {"hardware": r.hardware, "pods": r.num_pods, "pooled blocks": r.pooled_blocks}
-        | {f"{labels[p]} (%)": round(v * 100, 1) for p, v in r.token_hit_ratio.items()}
+        | {f"{p} (%)": round(v * 100, 1) for p, v in r.token_hit_ratio.items()}
         for r in readouts
     ]

@@ -11,9 +11,9 @@ from dashboard.ui.export import caption_text, export_buttons
 from dashboard.ui.theme import PLOTLY_CONFIG
 
 
-def policy_panel(path: str, trace_key: str, result: Plan) -> tuple[list[str], bool]:
-    """The policy picker and the exact-curves switch, and for the policies chosen their curves,
-    readouts and export; returns (the policies chosen, exact)."""
+def policy_panel(path: str, trace_key: str, result: Plan, req: planner.PlanRequest, digest: str) -> list[str]:
+    """The policy picker and the exact-curves switch, and for the policies chosen their readouts
+    at each plan, their curves and export; returns the policies chosen."""
     left, right = st.columns([4, 1])
     chosen = left.multiselect(
         "Other eviction policies at these capacities",
@@ -22,27 +22,28 @@ def policy_panel(path: str, trace_key: str, result: Plan) -> tuple[list[str], bo
         key="planner_policies",
         bind="query-params",
         # NOTE: no format_func: the URL would carry the formatted label instead of the policy's name
-        help="the plan assumes vLLM's LRU; each policy chosen gets its curve beside LRU's and its token hit "
-        "ratio at every planned pooled capacity — approximate on a large trace (docs/planner.md). "
-        + policy_curves.reference_note(),
+        help="the plan assumes vLLM's LRU; each policy chosen gets its token hit ratio at every planned "
+        "pooled capacity (an exact replay) and its curve beside LRU's (sampled on a large trace; "
+        "docs/planner.md). " + policy_curves.reference_note(),
     )
     exact = right.toggle(
         "Exact curves",
         key="planner_exact_curves",
         bind="query-params",
         help=f"off: on a trace of more than {policy_curves.EXACT_UP_TO_ACCESSES:,} block accesses each "
-        "policy's curve is a sampled approximation, labelled with its measured error; on: one replay of "
-        "the whole trace per capacity (slower)",
+        "policy's curve is a sampled approximation, labelled with its measured error (the table is exact "
+        "either way); on: one replay of the whole trace per capacity (slower)",
     )
     if chosen:
         with st.spinner(f"Replaying the curves of {', '.join(chosen)} …"):
             curves = [planner_cached.policy_curve(path, trace_key, p, exact) for p in ["lru", *chosen]]
-        readouts = planner_policies.at_plan(result, curves[0], curves[1:])
+            readouts = planner_cached.readouts(path, trace_key, req, digest, tuple(chosen))
+        checks = planner_policies.curve_checks(readouts, curves)
         policy_fig = planner_charts.policy_chart(result, curves, readouts)
         st.plotly_chart(
             policy_fig, theme=None, config=PLOTLY_CONFIG, width="stretch", key="planner_policy_curves"
         )
-        st.dataframe(planner_charts.policy_rows(readouts, curves), hide_index=True, width="stretch")
+        st.dataframe(planner_charts.policy_rows(readouts), hide_index=True, width="stretch")
         inputs, window, source = planner.caption_parts(result)
         export_buttons(
             policy_fig,
@@ -50,9 +51,9 @@ def policy_panel(path: str, trace_key: str, result: Plan) -> tuple[list[str], bo
             key="planner_policy_export",
             filename="kvscope-plan-policies",
         )
-        note = policy_curves.approximation_note(curves)
         st.caption(
-            "Each policy's token hit ratio at a plan's pooled capacity is the plan's own LRU figure plus "
-            "the gap between that policy's curve and LRU's there. " + note
+            "The table: each policy's token hit ratio at a plan's pooled capacity, by an exact replay of "
+            "one cache that size (LRU's is the plan's own). "
+            + policy_curves.approximation_note(curves, checks)
         )
-    return chosen, exact
+    return chosen

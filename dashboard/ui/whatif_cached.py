@@ -15,6 +15,7 @@ import streamlit as st
 from dashboard.core.scenarios import Scenario
 from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
 from dashboard.services import compare, whatif
+from dashboard.services.policy_curves import SpotCheck, spot_checks
 from dashboard.ui import cached
 
 
@@ -34,6 +35,13 @@ def curve(key: str, fmt: str, version: str) -> MissRatioCurve:
 def policy_curve(key: str, fmt: str, version: str, policy: str, exact: bool) -> SampledCurve:
     """A policy's curve at the LRU curve's capacities (approximate on a large trace unless exact)."""
     return compare.policy_curve(trace(key, fmt, version), policy, curve(key, fmt, version), exact)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def spot_check(key: str, fmt: str, version: str, policy: str, capacity: int) -> SpotCheck:
+    """policy's sampled curve against an exact replay of one cache of capacity blocks."""
+    sampled = policy_curve(key, fmt, version, policy, False)
+    return spot_checks(trace(key, fmt, version), [sampled], [capacity])[0]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -78,7 +86,14 @@ def comparison(
         if on_progress is not None:
             on_progress(len(scenarios) + i, total, f"{policy}'s miss-ratio curve")
         curves.append(policy_curve(key, fmt, version, policy, exact_curves))
+    checks = tuple(
+        spot_check(key, fmt, version, c.policy, capacity)
+        for c in curves
+        if not c.is_exact
+        for capacity in compare.marked_capacities(results)
+    )
     if on_progress is not None:
         on_progress(total, total, "")
     label = whatif.source(key).label
-    return compare.assemble(t, label, curve(key, fmt, version), results, names, tuple(curves)), errors
+    lru = curve(key, fmt, version)
+    return compare.assemble(t, label, lru, results, names, tuple(curves), checks), errors

@@ -115,8 +115,8 @@ def _pts(delta: float) -> str:
 
 def mrc_chart(comparison: Comparison) -> go.Figure:
     """Token hit ratio of one cache versus its capacity: LRU exact, each other policy the scenarios use
-    dashed (approximate on a large trace, its legend says how), each scenario's all-pod HBM and
-    HBM-tier hits marked."""
+    dashed (approximate on a large trace, its legend says how; × where an exact replay checked it),
+    each scenario's all-pod HBM and HBM-tier hits marked."""
     curve = comparison.curve
     fig = go.Figure()
     fig.update_layout(
@@ -148,6 +148,16 @@ def mrc_chart(comparison: Comparison) -> go.Figure:
             line={"width": 2, "dash": "dash", "color": scenario_color(policies.index(other.policy))},
             hovertemplate=f"{other.policy}: %{{x:,}} blocks, %{{y:.1f}}%<extra></extra>",
         )
+        checks = [c for c in comparison.spot_checks if c.policy == other.policy]
+        if checks:
+            fig.add_scatter(
+                x=[c.capacity_blocks for c in checks],
+                y=[c.exact * 100 for c in checks],
+                name=f"{other.policy}: exact replay there",
+                mode="markers",
+                marker={"symbol": "x", "size": 11, "color": scenario_color(policies.index(other.policy))},
+                hovertemplate=f"{other.policy}, exact: %{{x:,}} blocks, %{{y:.2f}}%<extra></extra>",
+            )
     fig.add_hline(
         y=comparison.ceiling * 100,
         line={"dash": "dot", "color": "#6b7280"},

@@ -86,7 +86,7 @@ def chart_grid(comparison: compare.Comparison) -> None:
         show(charts.pods_chart(comparison), "whatif_pods")
         show(charts.over_time_chart(comparison), "whatif_time")
     show(capacity.mrc_chart(comparison), "whatif_mrc")
-    note = approximation_note(comparison.policy_curves)
+    note = approximation_note(comparison.policy_curves, comparison.spot_checks)
     if note:
         st.caption(note)
 

@@ -100,7 +100,6 @@ ROWS = [
         "plan --trace {trace} --policies lru", "--policies: 'lru' is not another eviction policy; known: fifo"
     ),
     Row("plan --trace {trace} --policies arc arc", "--policies: arc arc names a policy twice"),
-    Row("plan --trace {trace} --exact-curves", "--exact-curves needs --policies"),
     # query
     Row(
         "query hit_rate --db {db} --param start={start} --param end={end} --param step=-5",

@@ -11,12 +11,15 @@ from dashboard.engine.mrc import lru_mrc, policy_mrc
 from dashboard.engine.mrc_sampled import DEFAULT_RATE, sample_requests
 from dashboard.engine.readers import read_trace
 from dashboard.engine.readers.canonical import build_trace
+from dashboard.services import compare, whatif
 from dashboard.services.policy_curves import (
     EXACT_UP_TO_ACCESSES,
     approximate_curve,
     approximation_note,
+    exact_token_hit_ratio,
     other_policies,
     reference_note,
+    spot_checks,
     token_hit_at,
 )
 from tests.conftest import data_dir
@@ -114,3 +117,30 @@ def test_the_note_says_how_sampled_curves_were_made_and_nothing_for_exact_ones(s
     note = approximation_note([exact, *sampled])
     assert note.startswith("Curves marked sampled are approximate")
     assert "arc ±0.10, fifo ±0.06" in note and f"{sampled[0].num_requests_sampled:,} requests" in note
+    assert "marked ×" not in note  # no check, no claim
+
+
+def test_spot_checks_replay_each_sampled_curve_at_each_marked_capacity_and_the_note_gives_the_worst(
+    synthetic, conversation
+):
+    caps = capacities(conversation, 6)
+    sampled = approximate_curve(conversation, "fifo", caps)
+    exact_curve = approximate_curve(synthetic, "fifo", capacities(synthetic, 4))
+    marked = [int(caps[2]), int(caps[4]), int(caps[2])]
+    checks = spot_checks(conversation, [sampled, exact_curve], marked)
+    assert [(c.policy, c.capacity_blocks) for c in checks] == [("fifo", int(caps[2])), ("fifo", int(caps[4]))]
+    for check in checks:
+        swept = policy_mrc(conversation, "fifo", np.array([check.capacity_blocks])).token_hit_ratio[0]
+        assert check.exact == swept == exact_token_hit_ratio(conversation, "fifo", check.capacity_blocks)
+        assert check.curve == token_hit_at(sampled.curve, check.capacity_blocks)
+        assert check.error == abs(check.curve - check.exact) <= sampled.max_abs_error
+    worst = max(checks, key=lambda c: c.error)
+    note = approximation_note([sampled], checks)
+    assert f"off by at most: fifo {worst.error:.3f} (at {worst.capacity_blocks:,} blocks)" in note
+
+
+def test_the_comparison_checks_its_sampled_curves_at_each_scenarios_hbm(conversation):
+    scenarios = whatif.default_scenarios(conversation.num_blocks)  # S4 is s3fifo
+    result = compare.compare(conversation, scenarios, "conversation")
+    marked = sorted({r.total_hbm_blocks for r in result.results})
+    assert [(c.policy, c.capacity_blocks) for c in result.spot_checks] == [("s3fifo", m) for m in marked]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -89,49 +90,54 @@ def test_an_empty_hardware_choice_is_an_error_and_the_page_survives(monkeypatch,
     assert any("--hardware" in e.value for e in at.error)
 
 
-def test_chosen_policies_get_curves_and_a_readout_at_each_plan_and_stay_in_the_url(
-    monkeypatch, conversation_db
-):
+def policy_chart(at: AppTest) -> dict:
+    """The Plotly spec of the page's eviction-policy chart."""
+    (spec,) = [
+        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Eviction policies" in c.proto.spec
+    ]
+    return spec
+
+
+def test_chosen_policies_get_exact_readouts_and_curves_and_stay_in_the_url(monkeypatch, conversation_db):
     monkeypatch.setenv("KVSCOPE_DB", str(conversation_db))
     query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["s3fifo", "arc"]}
     at = app_at(PAGE, 120, query)
     assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
     assert at.multiselect(key="planner_policies").value == ["s3fifo", "arc"]
     plan, readout = at.dataframe[0].value, at.dataframe[1].value
-    labels = ["lru (exact)", "s3fifo (sampled 5%, measured ±0.17)", "arc (sampled 5%, measured ±0.10)"]
-    assert list(readout.columns) == [
-        "hardware",
-        "pods",
-        "pooled blocks",
-        *(f"{label} (%)" for label in labels),
-    ]
+    columns = ["hardware", "pods", "pooled blocks", "lru (%)", "s3fifo (%)", "arc (%)"]
+    assert list(readout.columns) == columns
     assert list(readout["hardware"]) == list(plan["hardware"]) and list(readout["pods"]) == list(plan["pods"])
-    assert list(readout["lru (exact) (%)"]) == list(plan["token hit ratio (%)"])
-    (chart,) = [
-        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Eviction policies" in c.proto.spec
+    assert list(readout["lru (%)"]) == list(plan["token hit ratio (%)"])
+    chart = policy_chart(at)
+    assert [t["name"] for t in chart["data"]] == [
+        "lru (exact)",
+        "s3fifo (sampled 5%, measured ±0.17)",
+        "s3fifo: exact replay at each plan",
+        "arc (sampled 5%, measured ±0.10)",
+        "arc: exact replay at each plan",
     ]
-    assert [t["name"] for t in chart["data"]] == labels
-    assert [t["line"]["dash"] for t in chart["data"]] == ["solid", "dash", "dash"]
+    exact_marks = chart["data"][2]
+    assert [round(y, 1) for y in exact_marks["y"]] == list(readout["s3fifo (%)"])  # × where the table is
     assert len(chart["layout"]["shapes"]) == len(plan)  # each option's pooled capacity marked
-    captions = [c.value for c in at.caption]
+    (note,) = [c.value for c in at.caption if "Curves marked sampled are approximate" in c.value]
+    assert "s3fifo ±0.17, arc ±0.10" in note and "against exact replays at the capacities marked ×" in note
     assert any(
-        "Curves marked sampled are approximate" in c and "s3fifo ±0.17, arc ±0.10" in c for c in captions
+        "--trace conv --target hit=0.3" in c.value and "--policies s3fifo arc`" in c.value for c in at.caption
     )
-    assert any("--trace conv --target hit=0.3" in c and "--policies s3fifo arc`" in c for c in captions)
     exports = [b.proto.id for b in at.get("download_button")]
     assert [i.rsplit("-", 1)[-1] for i in exports] == ["planner_export_html", "planner_policy_export_html"]
 
 
-def test_the_exact_curves_switch_replays_every_capacity_and_says_so(monkeypatch, conversation_db):
+def test_the_exact_curves_switch_draws_exact_curves_and_keeps_the_table(monkeypatch, conversation_db):
     monkeypatch.setenv("KVSCOPE_DB", str(conversation_db))
     query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["fifo"]}
     sampled = app_at(PAGE, 120, query)
     exact = app_at(PAGE, 120, query | {"planner_exact_curves": "true"})
     for at in (sampled, exact):
         assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
-    assert "fifo (sampled 5%, measured ±0.06) (%)" in sampled.dataframe[1].value.columns
-    readout = exact.dataframe[1].value
     assert exact.toggle(key="planner_exact_curves").value
-    assert list(readout.columns)[-2:] == ["lru (exact) (%)", "fifo (exact) (%)"]
+    assert policy_chart(sampled)["data"][1]["name"] == "fifo (sampled 5%, measured ±0.06)"
+    assert policy_chart(exact)["data"][1]["name"] == "fifo (exact)"
+    pd.testing.assert_frame_equal(sampled.dataframe[1].value, exact.dataframe[1].value)  # exact either way
     assert not any("Curves marked sampled" in c.value for c in exact.caption)
-    assert any("--policies fifo --exact-curves`" in c.value for c in exact.caption)

@@ -111,7 +111,15 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
     names = [t.get("name") for t in mrc["data"]]
     assert names[:2] == ["lru (exact): one cache of that capacity", "s3fifo (sampled 5%, measured ±0.17)"]
     assert mrc["data"][1]["line"]["dash"] == "dash"
-    assert any(c.value.startswith("Curves marked sampled are approximate") for c in at.caption)
+    # NOTE: and checked by an exact replay at each scenario's HBM over all pods, marked ×
+    checked = mrc["data"][2]
+    assert checked["name"] == "s3fifo: exact replay there" and checked["marker"]["symbol"] == "x"
+    hbm_over_pods = {
+        int(c.split(" pods")[0]) * int(c.split("HBM ")[1].split()[0].replace(",", "")) for c in clusters
+    }
+    assert sorted(checked["x"]) == sorted(hbm_over_pods)
+    (note,) = [c.value for c in at.caption if c.value.startswith("Curves marked sampled are approximate")]
+    assert "against exact replays at the capacities marked ×, the curves are off by at most: s3fifo" in note
 
 
 def test_the_exact_curves_switch_draws_each_other_policys_exact_sweep(monkeypatch, db):
