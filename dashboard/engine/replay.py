@@ -13,7 +13,7 @@ from dashboard.core.types import (
     TierConfig,
     Trace,
 )
-from dashboard.engine import routers
+from dashboard.engine import routers, single_cache
 from dashboard.engine.cluster_kernel import run_cluster
 from dashboard.engine.latency import latency_model
 from dashboard.engine.policies import policy_info
@@ -148,9 +148,17 @@ def replay_single_cache(
     """Per-request prefix-hit block counts (int32 [n]) of one cache of capacity_blocks under policy."""
     if capacity_blocks < 0:
         raise ValueError(f"capacity_blocks must be >= 0, got {capacity_blocks}")
-    policy_info(policy)
+    info = policy_info(policy)
     if policy == "lru":
         return replay_lru_single(trace.offsets, trace.block_ids, trace.num_blocks, int(capacity_blocks))
+    if info.policy_id in single_cache.POLICY_IDS:
+        st = _state(trace, [int(capacity_blocks)], [policy])
+        hits = np.zeros(trace.num_requests, np.int32)
+        single_cache.replay_policy_single(
+            trace.offsets, trace.block_ids, st, _block_info(trace, False), info.policy_id, hits
+        )
+        give_back(st)
+        return hits
     config = ClusterConfig(
         num_pods=1,
         tiers=(TierConfig("gpu", int(capacity_blocks), policy),),

@@ -84,6 +84,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
     """(what is compiled, how) in the order `kvscope warmup` runs them."""
     # NOTE: imported here, not at the top, so `is_warm()` answers without loading numba (make run calls it).
     from dashboard.engine.mrc import lru_mrc
+    from dashboard.engine.policies import policy_names
     from dashboard.engine.policies.learned import LearnedOptions
     from dashboard.engine.replay import learned_inputs, replay_single_cache
     from dashboard.engine.sessions import session_structure
@@ -94,7 +95,10 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
         ("trace readers", _readers),
         ("sessions", lambda: (session_structure(trace), session_structure(with_sessions))),
         ("cluster replay: every policy, router and tier", lambda: _replays(trace)),
-        ("single-cache LRU", lambda: replay_single_cache(trace, 2)),
+        (
+            "single-cache replay: every policy",
+            lambda: [replay_single_cache(trace, 2, p) for p in policy_names()],
+        ),
         ("learned policy's scores and block rules", lambda: learned_inputs(trace, LearnedOptions())),
         ("miss-ratio curve", lambda: lru_mrc(trace)),
         ("capacity planner", lambda: _planner(trace)),

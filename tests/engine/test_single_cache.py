@@ -1,0 +1,51 @@
+"""The single-cache kernel of the policies that read no block keys is the cluster kernel's one pod
+and one tier, hit for hit, on the real traces; and every registered policy has a single-cache path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dashboard.core.types import ClusterConfig, RouterConfig, TierConfig, Trace
+from dashboard.engine.policies import POLICIES
+from dashboard.engine.readers.mooncake import read_mooncake
+from dashboard.engine.replay import _block_info, _state, replay_single_cache, simulate
+from dashboard.engine.single_cache import POLICY_IDS, replay_policy_single
+
+KERNEL_POLICIES = [p.name for p in POLICIES.values() if p.policy_id in POLICY_IDS]
+
+
+@pytest.fixture(scope="module", params=["conversation_trace.jsonl", "synthetic_trace.jsonl"])
+def trace(request, traces_dir: Path) -> Trace:
+    return read_mooncake(traces_dir / "mooncake-fast25" / request.param)
+
+
+def test_every_policy_that_reads_no_block_keys_is_run_by_the_kernel() -> None:
+    # NOTE: a new policy without a branch here would fall back to the slow cluster path unnoticed
+    for p in POLICIES.values():
+        if p.name != "lru" and not p.reads_block_keys:
+            assert p.policy_id in POLICY_IDS, f"{p.name}: add it to single_cache.py"
+    assert {"fifo", "lfu", "s3fifo", "arc"} <= set(KERNEL_POLICIES)
+
+
+@pytest.mark.parametrize("policy", KERNEL_POLICIES)
+def test_the_kernel_hits_what_one_pod_of_the_cluster_kernel_hits(trace: Trace, policy: str) -> None:
+    for share in (0.0, 0.002, 0.01, 0.1, 1.0):
+        capacity = int(share * trace.num_blocks)
+        config = ClusterConfig(
+            num_pods=1, tiers=(TierConfig("gpu", capacity, policy),), router=RouterConfig()
+        )
+        np.testing.assert_array_equal(
+            replay_single_cache(trace, capacity, policy), simulate(trace, config).hit_blocks[:, 0]
+        )
+
+
+def test_a_policy_the_kernel_does_not_run_is_refused(trace: Trace) -> None:
+    st = _state(trace, [10], ["oracle"])
+    hits = np.zeros(trace.num_requests, np.int32)
+    with pytest.raises(ValueError, match="policy not run by this kernel"):
+        replay_policy_single(
+            trace.offsets, trace.block_ids, st, _block_info(trace, False), POLICIES["oracle"].policy_id, hits
+        )
