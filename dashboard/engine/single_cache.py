@@ -7,7 +7,7 @@ the whole CacheState flattened (dispatch.py): on the Mooncake conversation trace
 LLVM inlines them: 2 ms for FIFO, 9-11 ms for S3-FIFO and ARC. The semantics are the cluster
 kernel's for one pod and one tier (serve_request): the request's hit is its longest resident
 prefix, then its blocks are visited tail first, one tick each, a resident block touched and an
-absent one inserted, the policy's victim evicted while the cache is over capacity. Every sweep,
+absent one inserted, the policy's victim evicted when that puts the cache over capacity. Every sweep,
 sampled curve and capacity search of these policies runs here; a test holds it to the cluster
 kernel hit for hit.
 """
