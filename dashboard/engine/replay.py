@@ -153,9 +153,20 @@ def replay_single_cache(
         return replay_lru_single(trace.offsets, trace.block_ids, trace.num_blocks, int(capacity_blocks))
     if info.policy_id in single_cache.POLICY_IDS:
         st = _state(trace, [int(capacity_blocks)], [policy])
+        next_use = (
+            next_use_of_accesses(trace.offsets, trace.block_ids, trace.num_blocks)
+            if info.reads_block_keys
+            else np.zeros(0, np.int64)
+        )
         hits = np.zeros(trace.num_requests, np.int32)
         single_cache.replay_policy_single(
-            trace.offsets, trace.block_ids, st, _block_info(trace, False), info.policy_id, hits
+            trace.offsets,
+            trace.block_ids,
+            next_use,
+            st,
+            _block_info(trace, info.reads_block_keys),
+            info.policy_id,
+            hits,
         )
         give_back(st)
         return hits

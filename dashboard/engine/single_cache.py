@@ -1,5 +1,5 @@
-"""One cache replayed alone, for the policies that read no block keys (every one but LRU, which has
-its own kernel, and the oracle and learned policies, which go through the cluster kernel).
+"""One cache replayed alone, for every policy but LRU (which has its own kernel) and the learned
+policy (whose scores and block rules live in the cluster kernel).
 
 The cluster kernel reaches these policies through one out-of-line call per access that passes
 the whole CacheState flattened (dispatch.py): on the Mooncake conversation trace a FIFO cache took
@@ -7,7 +7,9 @@ the whole CacheState flattened (dispatch.py): on the Mooncake conversation trace
 LLVM inlines them: 2 ms for FIFO, 9-11 ms for S3-FIFO and ARC. The semantics are the cluster
 kernel's for one pod and one tier (serve_request): the request's hit is its longest resident
 prefix, then its blocks are visited tail first, one tick each, a resident block touched and an
-absent one inserted, the policy's victim evicted when that puts the cache over capacity. Every sweep,
+absent one inserted, the policy's victim evicted when that puts the cache over capacity; the oracle
+reads each access's next use (next_use[k], written to info.next_use first, as the cluster kernel's
+refresh does). Every sweep,
 sampled curve and capacity search of these policies runs here; a test holds it to the cluster
 kernel hit for hit.
 """
@@ -17,17 +19,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dashboard.engine.policies import arc, fifo, lfu, s3fifo
+from dashboard.engine.policies import arc, fifo, lfu, oracle, s3fifo
 from dashboard.engine.policies.dispatch import contains, size
 
-POLICY_IDS = (fifo.POLICY_ID, lfu.POLICY_ID, s3fifo.POLICY_ID, arc.POLICY_ID)  # what this kernel runs
+POLICY_IDS = (
+    fifo.POLICY_ID,
+    lfu.POLICY_ID,
+    s3fifo.POLICY_ID,
+    arc.POLICY_ID,
+    oracle.POLICY_ID,
+)  # what it runs
 
 
 @njit(cache=True, _nrt=False)
 def replay_policy_single(
-    offsets: np.ndarray, block_ids: np.ndarray, st: tuple, info: tuple, policy_id: int, hits: np.ndarray
+    offsets: np.ndarray,
+    block_ids: np.ndarray,
+    next_use: np.ndarray,
+    st: tuple,
+    info: tuple,
+    policy_id: int,
+    hits: np.ndarray,
 ) -> None:
-    """hits[i] = request i's prefix-hit blocks in cache 0 of st (capacity st.cap[0]) under policy_id."""
+    """hits[i] = request i's prefix-hit blocks in cache 0 of st (capacity st.cap[0]) under policy_id;
+    next_use holds each access's next using request for the oracle (empty for the others)."""
     if policy_id not in POLICY_IDS:
         raise ValueError("replay_policy_single: policy not run by this kernel")
     tick = 0
@@ -40,6 +55,8 @@ def replay_policy_single(
         for k in range(hi - 1, lo - 1, -1):
             b = block_ids[k]
             tick += 1
+            if policy_id == oracle.POLICY_ID:
+                info.next_use[b] = next_use[k]
             resident = contains(st, 0, b)
             _access(st, b, tick, info, policy_id, resident)
             if not resident and size(st, 0) > st.cap[0]:
@@ -69,6 +86,11 @@ def _access(st: tuple, b: int, tick: int, info: tuple, policy_id: int, resident:
             arc.hit(st, 0, b, tick, info)
         else:
             arc.insert(st, 0, b, tick, info)
+    elif policy_id == oracle.POLICY_ID:
+        if resident:
+            oracle.hit(st, 0, b, tick, info)
+        else:
+            oracle.insert(st, 0, b, tick, info)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -81,3 +103,5 @@ def _evict(st: tuple, policy_id: int) -> None:
         s3fifo.evict(st, 0)
     elif policy_id == arc.POLICY_ID:
         arc.evict(st, 0)
+    elif policy_id == oracle.POLICY_ID:
+        oracle.evict(st, 0)

@@ -1,5 +1,5 @@
-"""The single-cache kernel of the policies that read no block keys is the cluster kernel's one pod
-and one tier, hit for hit, on the real traces; and every registered policy has a single-cache path."""
+"""The single-cache kernel (every policy but LRU, which has its own, and the learned one) is the
+cluster kernel's one pod and one tier, hit for hit, on the real traces."""
 
 from __future__ import annotations
 
@@ -22,12 +22,12 @@ def trace(request, traces_dir: Path) -> Trace:
     return read_mooncake(traces_dir / "mooncake-fast25" / request.param)
 
 
-def test_every_policy_that_reads_no_block_keys_is_run_by_the_kernel() -> None:
+def test_every_policy_but_lru_and_learned_is_run_by_the_kernel() -> None:
     # NOTE: a new policy without a branch here would fall back to the slow cluster path unnoticed
     for p in POLICIES.values():
-        if p.name != "lru" and not p.reads_block_keys:
+        if p.name not in ("lru", "learned"):
             assert p.policy_id in POLICY_IDS, f"{p.name}: add it to single_cache.py"
-    assert {"fifo", "lfu", "s3fifo", "arc"} <= set(KERNEL_POLICIES)
+    assert {"fifo", "lfu", "s3fifo", "arc", "oracle"} <= set(KERNEL_POLICIES)
 
 
 @pytest.mark.parametrize("policy", KERNEL_POLICIES)
@@ -43,9 +43,15 @@ def test_the_kernel_hits_what_one_pod_of_the_cluster_kernel_hits(trace: Trace, p
 
 
 def test_a_policy_the_kernel_does_not_run_is_refused(trace: Trace) -> None:
-    st = _state(trace, [10], ["oracle"])
+    st = _state(trace, [10], ["learned"])
     hits = np.zeros(trace.num_requests, np.int32)
     with pytest.raises(ValueError, match="policy not run by this kernel"):
         replay_policy_single(
-            trace.offsets, trace.block_ids, st, _block_info(trace, False), POLICIES["oracle"].policy_id, hits
+            trace.offsets,
+            trace.block_ids,
+            np.zeros(0, np.int64),
+            st,
+            _block_info(trace, False),
+            POLICIES["learned"].policy_id,
+            hits,
         )
