@@ -22,13 +22,8 @@ from numba import njit
 from dashboard.engine.policies import arc, fifo, lfu, oracle, s3fifo
 from dashboard.engine.policies.dispatch import contains, size
 
-POLICY_IDS = (
-    fifo.POLICY_ID,
-    lfu.POLICY_ID,
-    s3fifo.POLICY_ID,
-    arc.POLICY_ID,
-    oracle.POLICY_ID,
-)  # what it runs
+# The policies this kernel runs (replay.replay_single_cache sends them here)
+POLICY_IDS = (fifo.POLICY_ID, lfu.POLICY_ID, s3fifo.POLICY_ID, arc.POLICY_ID, oracle.POLICY_ID)
 
 
 @njit(cache=True, _nrt=False)
