@@ -61,7 +61,19 @@ def touch_run(st: CacheState, c: int, blocks: np.ndarray, j: int, k: int, tick: 
 
 @njit(cache=True, _nrt=False)
 def _touch_other(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None:
-    p = st.pol[c]
+    policy_hit(st, c, b, tick, info, st.pol[c])
+
+
+@njit(cache=True, _nrt=False)
+def _evict_other(st: CacheState, c: int) -> int:
+    return policy_evict(st, c, st.pol[c])
+
+
+# NOTE: one branch per policy but LRU, inlined where they are called: behind the out-of-line
+# wrappers above for the cluster kernel, straight into single_cache.py's loop.
+@njit(cache=True, _nrt=False, inline="always")
+def policy_hit(st: CacheState, c: int, b: int, tick: int, info: tuple, p: int) -> None:
+    """Policy p's record of a hit on resident block b of cache c."""
     if p == fifo.POLICY_ID:
         fifo.hit(st, c, b, tick, info)
     elif p == lfu.POLICY_ID:
@@ -78,9 +90,28 @@ def _touch_other(st: CacheState, c: int, b: int, tick: int, info: tuple) -> None
         raise ValueError("unknown policy id")  # configs are validated; a new policy needs a branch
 
 
-@njit(cache=True, _nrt=False)
-def _evict_other(st: CacheState, c: int) -> int:
-    p = st.pol[c]
+@njit(cache=True, _nrt=False, inline="always")
+def policy_insert(st: CacheState, c: int, b: int, tick: int, info: tuple, p: int) -> None:
+    """Policy p's insert of absent block b into cache c (the caller evicts when over capacity)."""
+    if p == fifo.POLICY_ID:
+        fifo.insert(st, c, b, tick, info)
+    elif p == lfu.POLICY_ID:
+        lfu.insert(st, c, b, tick, info)
+    elif p == s3fifo.POLICY_ID:
+        s3fifo.insert(st, c, b, tick, info)
+    elif p == oracle.POLICY_ID:
+        oracle.insert(st, c, b, tick, info)
+    elif p == arc.POLICY_ID:
+        arc.insert(st, c, b, tick, info)
+    elif p == learned.POLICY_ID:
+        learned.insert(st, c, b, tick, info)
+    else:
+        raise ValueError("unknown policy id")
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def policy_evict(st: CacheState, c: int, p: int) -> int:
+    """Policy p's victim in cache c, removed and returned."""
     if p == fifo.POLICY_ID:
         return fifo.evict(st, c)
     if p == lfu.POLICY_ID:
@@ -108,21 +139,7 @@ def insert(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
 
 @njit(cache=True, _nrt=False)
 def _insert_other(st: CacheState, c: int, b: int, tick: int, info: tuple) -> int:
-    p = st.pol[c]
-    if p == fifo.POLICY_ID:
-        fifo.insert(st, c, b, tick, info)
-    elif p == lfu.POLICY_ID:
-        lfu.insert(st, c, b, tick, info)
-    elif p == s3fifo.POLICY_ID:
-        s3fifo.insert(st, c, b, tick, info)
-    elif p == oracle.POLICY_ID:
-        oracle.insert(st, c, b, tick, info)
-    elif p == arc.POLICY_ID:
-        arc.insert(st, c, b, tick, info)
-    elif p == learned.POLICY_ID:
-        learned.insert(st, c, b, tick, info)
-    else:
-        raise ValueError("unknown policy id")
+    policy_insert(st, c, b, tick, info, st.pol[c])
     if size(st, c) > st.cap[c]:
         return _evict_other(st, c)
     return -1
