@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.core.units import bucket_label, duration_tick, format_duration
+from dashboard.core.units import bucket_label, format_duration
+from dashboard.ui.log_axes import log_seconds_axis
 from dashboard.ui.theme import OTHERS_COLOR, QUANTILE_COLORS, TIER_COLORS, pod_color, register_template
 
 TIER_LABELS = {
@@ -105,25 +103,6 @@ def hit_rate_chart(rates: pd.DataFrame, tier: str, all_pods: list[str], scope: s
             hovertemplate="%{y:.1f}%<extra>" + total + "</extra>",
         )
     fig.update_yaxes(range=[0, 100])
-    return fig
-
-
-def log_seconds_axis(fig: go.Figure, values: pd.Series) -> go.Figure:
-    """A log y axis in seconds spanning whole decades, each labelled ('10 ms', '100 ms', '1 s');
-    over two decades or fewer also 2× and 5×; the other minor ticks unlabelled."""
-    finite = values[np.isfinite(values) & (values > 0)]
-    lo, hi = (finite.min(), finite.max()) if len(finite) else (1e-2, 1e-1)
-    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    last = max(last, first + 1)
-    steps = (1, 2, 5) if last - first <= 2 else (1,)
-    ticks = [m * 10.0**k for k in range(first, last + 1) for m in steps if m * 10.0**k <= 10.0**last]
-    fig.update_yaxes(
-        type="log",
-        range=[first, last],
-        tickvals=ticks,
-        ticktext=[duration_tick(t) for t in ticks],
-        minor={"ticks": "inside", "ticklen": 4, "dtick": "D1", "showgrid": True, "gridcolor": "#f3f4f6"},
-    )
     return fig
 
 

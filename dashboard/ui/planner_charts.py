@@ -10,6 +10,7 @@ from plotly.subplots import make_subplots
 from dashboard.core.types import SampledCurve
 from dashboard.services.planner import Plan, TierTtft, describe_target
 from dashboard.services.planner_policies import PolicyAtPlan
+from dashboard.ui.log_axes import log_count_axis, log_seconds_axis
 from dashboard.ui.theme import PALETTE, register_template
 
 
@@ -94,11 +95,11 @@ def _figure(title: str, height: int, **layout) -> go.Figure:
 def tier_ttft_chart(curves: list[TierTtft], model: str) -> go.Figure:
     """TTFT (s) versus prompt length per hardware: CPU-tier hit (solid), miss (dashed), HBM hit (dotted)."""
     fig = _figure(
-        f"TTFT by where the prompt's KV comes from — {model}, idle pod (s)",
+        f"TTFT by where the prompt's KV comes from — {model}, idle pod (seconds, log scale)",
         400,
         hovermode="x unified",
         xaxis_title="prompt tokens",
-        yaxis_title="TTFT (s)",
+        yaxis_title="TTFT",
     )
     for i, c in enumerate(curves):
         color = PALETTE[i % len(PALETTE)]
@@ -116,9 +117,8 @@ def tier_ttft_chart(curves: list[TierTtft], model: str) -> go.Figure:
                 legendgroup=c.hardware,
                 hovertemplate="%{y:.3f} s",
             )
-    fig.update_xaxes(type="log", dtick="D2")
-    fig.update_yaxes(type="log", dtick="D2")
-    return fig
+    log_count_axis(fig, [t for c in curves for t in c.prompt_tokens], axis="x")
+    return log_seconds_axis(fig, [s for c in curves for s in (*c.cpu_hit_s, *c.miss_s, *c.gpu_hit_s)])
 
 
 def plan_table(plan: Plan) -> list[dict]:

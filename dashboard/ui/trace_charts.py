@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dashboard.core.trace_stats import ROOT, Cdf, Histogram, PrefixTree, TraceStats
+from dashboard.ui.log_axes import log_count_axis, log_seconds_axis
 from dashboard.ui.theme import PALETTE, register_template
 
 HEIGHT = 320
@@ -56,8 +57,8 @@ def histogram_chart(hist: Histogram, title: str, x_title: str, y_title: str = "r
     return fig
 
 
-def cdf_chart(dist: Cdf, title: str, x_title: str) -> go.Figure:
-    """Fraction of values ≤ x (log x axis; zero values sit below its left edge)."""
+def cdf_chart(dist: Cdf, title: str, x_title: str, seconds: bool = False) -> go.Figure:
+    """Fraction of values ≤ x (log x axis, in seconds or counts; zero values sit below its left edge)."""
     fig = themed_figure(f"{title} ({dist.num_values:,} values)", x_title, "fraction ≤ x (%)")
     positive = dist.values > 0
     fig.add_scatter(
@@ -67,7 +68,7 @@ def cdf_chart(dist: Cdf, title: str, x_title: str) -> go.Figure:
         line={"width": 2.5, "color": PALETTE[2]},
         hovertemplate="≤ %{x:,.3g}: %{y:.0f}%<extra></extra>",
     )
-    fig.update_xaxes(type="log")
+    (log_seconds_axis if seconds else log_count_axis)(fig, dist.values[positive], axis="x")
     fig.update_yaxes(range=[0, 100])
     return fig
 

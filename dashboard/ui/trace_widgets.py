@@ -77,14 +77,18 @@ def stats_panel(s: TraceStats) -> None:
             tc.cdf_chart(
                 s.turn_gap_s,
                 f"Time between turns of a session ({sessions}) — CDF, %",
-                "seconds between consecutive arrivals",
+                "time between consecutive arrivals",
+                seconds=True,
             )
         )
     with right:
         show(tc.histogram_chart(s.prompt_tokens, "Prompt length — requests", "prompt tokens"))
         show(
             tc.cdf_chart(
-                s.reuse_gap_s, "Block reuse gap in time — CDF, %", "seconds since the block's last use"
+                s.reuse_gap_s,
+                "Block reuse gap in time — CDF, %",
+                "time since the block's last use",
+                seconds=True,
             )
         )
         show(

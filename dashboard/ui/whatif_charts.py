@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from dashboard.core.types import TIER_NAMES
 from dashboard.services.compare import Comparison
+from dashboard.ui.log_axes import log_seconds_axis
 from dashboard.ui.theme import PALETTE, TIER_COLORS, register_template
 
 TIER_LABELS = {"gpu": "HBM", "cpu": "CPU DRAM", "disk": "disk"}
@@ -75,10 +76,10 @@ def ttft_outcome_chart(comparison: Comparison) -> go.Figure:
     ]
     fig = _layout(
         go.Figure(),
-        "TTFT by cache outcome — bar p50, whisker to p99 (s, log scale)",
+        "TTFT by cache outcome — bar p50, whisker to p99 (seconds, log scale)",
         barmode="group",
         hovermode="closest",
-        yaxis={"title": "TTFT (s)", "type": "log", **log_ticks(values)},
+        yaxis_title="TTFT",
         xaxis_title="cache outcome (tier that served the deepest hit)",
     )
     for i, (name, r) in enumerate(zip(comparison.names, comparison.results, strict=True)):
@@ -105,18 +106,7 @@ def ttft_outcome_chart(comparison: Comparison) -> go.Figure:
                 "<br>%{customdata[2]:,} requests<extra></extra>"
             ),
         )
-    return fig
-
-
-def log_ticks(values: list[float]) -> dict:
-    """1-2-5 ticks over the finite positive values' range, labelled in seconds (no crowded minor labels)."""
-    finite = [v for v in values if v and v > 0 and math.isfinite(v)]
-    low, high = (min(finite), max(finite)) if finite else (0.01, 1.0)
-    ticks = [m * 10.0**e for e in range(-4, 6) for m in (1, 2, 5)]
-    shown = [t for t in ticks if low / 2.5 <= t <= high * 2.5]
-    if len(shown) > 10:
-        shown = [t for t in shown if f"{t:g}".lstrip("0.").startswith("1")]
-    return {"tickvals": shown, "ticktext": [f"{t:g}" for t in shown]}
+    return log_seconds_axis(fig, values)
 
 
 def pods_chart(comparison: Comparison) -> go.Figure:

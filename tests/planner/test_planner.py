@@ -10,6 +10,7 @@ from dashboard.engine.plan_math import HitOracle, mg1_wait_s
 from dashboard.engine.readers import read_trace
 from dashboard.services import planner
 from dashboard.services.planner import PlanRequest
+from dashboard.ui import planner_charts
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +91,18 @@ def test_the_side_by_side_tier_curves_show_pcie_cpu_hits_falling_behind_with_len
     gaps = [h - g for g, h in zip(gh200.cpu_hit_s, h100.cpu_hit_s, strict=True)]
     assert all(gap > 0 for gap in gaps) and gaps == sorted(gaps)
     assert all(g <= c < m for g, c, m in zip(h100.gpu_hit_s, h100.cpu_hit_s, h100.miss_s, strict=True))
+
+
+def test_the_tier_chart_labels_each_log_tick_with_its_whole_value_and_unit():
+    """Plotly's "D2" ticks labelled 2× and 5× with a bare "2" and "5", read as seconds on a TTFT axis."""
+    curves = planner.tier_ttft_by_length(("gh200", "h100-sxm"), "llama-3.1-8b")
+    fig = planner_charts.tier_ttft_chart(curves, "llama-3.1-8b")
+    seconds = [s for c in curves for s in (*c.gpu_hit_s, *c.cpu_hit_s, *c.miss_s)]
+    y = fig.layout.yaxis
+    assert y.type == "log" and y.dtick is None
+    assert all(label.endswith((" ms", " s")) for label in y.ticktext)
+    assert y.tickvals[0] <= min(seconds) and y.tickvals[-1] >= max(seconds)
+    x = fig.layout.xaxis
+    assert x.type == "log" and x.dtick is None and x.tickformat == "~s"
+    assert {f"{v:.0e}"[0] for v in x.tickvals} == {"1", "2", "5"}
+    assert x.tickvals[0] <= min(curves[0].prompt_tokens) < max(curves[0].prompt_tokens) <= x.tickvals[-1]

@@ -41,3 +41,12 @@ def test_the_html_export_is_one_self_contained_file_captioned_with_inputs_source
 def test_the_png_export_renders_through_chromium(comparison):
     png = export_png(CHARTS["Miss-ratio curve"](comparison), caption_text(*compare.caption_parts(comparison)))
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000
+
+
+def test_the_ttft_axis_labels_each_tick_with_its_unit_and_spans_every_bar_and_whisker(comparison):
+    fig = CHARTS["TTFT by cache outcome"](comparison)
+    axis = fig.layout.yaxis
+    assert axis.type == "log" and all(label.endswith((" ms", " s")) for label in axis.ticktext)
+    rows = [row for r in comparison.results for row in r.summary.ttft_by_outcome_s.values()]
+    assert 10.0 ** axis.range[0] <= min(row["p50"] for row in rows)
+    assert 10.0 ** axis.range[1] >= max(row["p99"] for row in rows)

@@ -1,0 +1,62 @@
+"""Log axes whose every label says its whole value: '10 ms', '1 s', '2k', never a bare '2' or '5'.
+
+NOTE: Plotly's own log ticks label the 2× and 5× of each decade with the digit alone ("D2"),
+which on a seconds axis reads as 2 s and 5 s; these axes set their labelled ticks themselves and
+leave the other minor ticks unlabelled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dashboard.core.units import duration_tick
+
+MINOR_TICKS = {"ticks": "inside", "ticklen": 4, "dtick": "D1", "showgrid": True, "gridcolor": "#f3f4f6"}
+
+
+def decades(values: Iterable[float]) -> tuple[int, int]:
+    """The powers of ten just below the smallest and just above the largest positive finite value
+    (at least one decade apart; 10^-2..10^-1 when there is none)."""
+    array = np.asarray(list(values), dtype=float)
+    positive = array[np.isfinite(array) & (array > 0)]
+    if not positive.size:
+        return -2, -1
+    first, last = math.floor(math.log10(positive.min())), math.ceil(math.log10(positive.max()))
+    return first, max(last, first + 1)
+
+
+def tick_values(first: int, last: int, dense_up_to: int = 2) -> list[float]:
+    """The decades from 10^first to 10^last: over `dense_up_to` decades or fewer also their 2× and
+    5×, over six every other one (the labels of a half-width chart stay apart)."""
+    steps = (1, 2, 5) if last - first <= dense_up_to else (1,)
+    stride = 2 if last - first > 6 else 1
+    return [m * 10.0**k for k in range(first, last + 1, stride) for m in steps if m * 10.0**k <= 10.0**last]
+
+
+def log_seconds_axis(fig: go.Figure, values: Iterable[float], axis: str = "y") -> go.Figure:
+    """A log axis in seconds spanning whole decades, each labelled ('10 ms', '100 ms', '1 s')."""
+    first, last = decades(values)
+    ticks = tick_values(first, last)
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    update(
+        type="log",
+        range=[first, last],
+        tickvals=ticks,
+        ticktext=[duration_tick(t) for t in ticks],
+        minor=MINOR_TICKS,
+    )
+    return fig
+
+
+def log_count_axis(fig: go.Figure, values: Iterable[float], axis: str = "x") -> go.Figure:
+    """A log axis of counts (tokens, requests) over the values' own range, labelled '1', '10', '2k'.
+
+    It shows only the values' range, less than the decades around it: 2× and 5× up to three."""
+    ticks = tick_values(*decades(values), dense_up_to=3)
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    update(type="log", tickvals=ticks, tickformat="~s", minor=MINOR_TICKS)
+    return fig
