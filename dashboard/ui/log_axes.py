@@ -15,7 +15,13 @@ import plotly.graph_objects as go
 
 from dashboard.core.units import duration_tick
 
-MINOR_TICKS = {"ticks": "inside", "ticklen": 4, "dtick": "D1", "showgrid": True, "gridcolor": "#f3f4f6"}
+MINOR_TICKS = {"ticks": "inside", "ticklen": 4, "dtick": "D1", "gridcolor": "#f3f4f6"}
+GRID_UP_TO = 3  # decades: over more, a grid line at every 2×…9× fills the plot
+
+
+def minor_ticks(first: int, last: int) -> dict:
+    """Unlabelled ticks at 2×…9× of each decade, with grid lines over a short span only."""
+    return MINOR_TICKS | {"showgrid": last - first <= GRID_UP_TO}
 
 
 def decades(values: Iterable[float]) -> tuple[int, int]:
@@ -47,7 +53,7 @@ def log_seconds_axis(fig: go.Figure, values: Iterable[float], axis: str = "y") -
         range=[first, last],
         tickvals=ticks,
         ticktext=[duration_tick(t) for t in ticks],
-        minor=MINOR_TICKS,
+        minor=minor_ticks(first, last),
     )
     return fig
 
@@ -56,7 +62,12 @@ def log_count_axis(fig: go.Figure, values: Iterable[float], axis: str = "x") -> 
     """A log axis of counts (tokens, requests) over the values' own range, labelled '1', '10', '2k'.
 
     It shows only the values' range, less than the decades around it: 2× and 5× up to three."""
-    ticks = tick_values(*decades(values), dense_up_to=3)
+    first, last = decades(values)
     update = fig.update_yaxes if axis == "y" else fig.update_xaxes
-    update(type="log", tickvals=ticks, tickformat="~s", minor=MINOR_TICKS)
+    update(
+        type="log",
+        tickvals=tick_values(first, last, dense_up_to=3),
+        tickformat="~s",
+        minor=minor_ticks(first, last),
+    )
     return fig

@@ -59,7 +59,7 @@ def histogram_chart(hist: Histogram, title: str, x_title: str, y_title: str = "r
 
 def cdf_chart(dist: Cdf, title: str, x_title: str, seconds: bool = False) -> go.Figure:
     """Fraction of values ≤ x (log x axis, in seconds or counts; zero values sit below its left edge)."""
-    fig = themed_figure(f"{title} ({dist.num_values:,} values)", x_title, "fraction ≤ x (%)")
+    fig = themed_figure(f"{title}<br><sup>{dist.num_values:,} values</sup>", x_title, "fraction ≤ x (%)")
     positive = dist.values > 0
     fig.add_scatter(
         x=dist.values[positive],
