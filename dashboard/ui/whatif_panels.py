@@ -71,7 +71,12 @@ def summary_table(comparison: compare.Comparison) -> None:
         rows,
         hide_index=True,
         width="stretch",
-        column_config={"cluster": st.column_config.TextColumn(width="medium")},
+        # NOTE: the cluster line runs to ~60 characters; at "medium" it was cut after the policy.
+        # The scenario stays pinned while the figures scroll past it.
+        column_config={
+            "scenario": st.column_config.TextColumn(pinned=True),
+            "cluster": st.column_config.TextColumn(width="large"),
+        },
     )
 
 
