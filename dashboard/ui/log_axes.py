@@ -8,7 +8,7 @@ leave the other minor ticks unlabelled.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -24,10 +24,10 @@ def minor_ticks(first: int, last: int) -> dict:
     return MINOR_TICKS | {"showgrid": last - first <= GRID_UP_TO}
 
 
-def decades(values: Iterable[float]) -> tuple[int, int]:
+def decades(values: Sequence[float] | np.ndarray) -> tuple[int, int]:
     """The powers of ten just below the smallest and just above the largest positive finite value
     (at least one decade apart; 10^-2..10^-1 when there is none)."""
-    array = np.asarray(list(values), dtype=float)
+    array = np.asarray(values, dtype=float)  # a list, an array or a pandas Series
     positive = array[np.isfinite(array) & (array > 0)]
     if not positive.size:
         return -2, -1
@@ -43,7 +43,7 @@ def tick_values(first: int, last: int, dense_up_to: int = 2) -> list[float]:
     return [m * 10.0**k for k in range(first, last + 1, stride) for m in steps if m * 10.0**k <= 10.0**last]
 
 
-def log_seconds_axis(fig: go.Figure, values: Iterable[float], axis: str = "y") -> go.Figure:
+def log_seconds_axis(fig: go.Figure, values: Sequence[float] | np.ndarray, axis: str = "y") -> go.Figure:
     """A log axis in seconds spanning whole decades, each labelled ('10 ms', '100 ms', '1 s')."""
     first, last = decades(values)
     ticks = tick_values(first, last)
@@ -58,7 +58,7 @@ def log_seconds_axis(fig: go.Figure, values: Iterable[float], axis: str = "y") -
     return fig
 
 
-def log_count_axis(fig: go.Figure, values: Iterable[float], axis: str = "x") -> go.Figure:
+def log_count_axis(fig: go.Figure, values: Sequence[float] | np.ndarray, axis: str = "x") -> go.Figure:
     """A log axis of counts (tokens, requests) over the values' own range, labelled '1', '10', '2k'.
 
     It shows only the values' range, less than the decades around it: 2× and 5× up to three."""
