@@ -11,12 +11,16 @@ PAGES_DIR = "app_pages"
 
 def main() -> None:
     """Set up the frame, render the shared sidebar, run the selected page."""
+    # NOTE: the page icons are Material icons, which ship with Streamlit; emoji need a colour-emoji
+    # font, which servers and many Linux desktops lack (the sidebar showed empty boxes). The favicon
+    # stays an emoji: a Material favicon is fetched from Google's font server, out of an offline
+    # cluster's reach.
     st.set_page_config(page_title="kvscope", page_icon="🗂️", layout="wide")
     pages = [
-        st.Page(f"{PAGES_DIR}/overview.py", title="Overview", icon="📈", default=True),
-        st.Page(f"{PAGES_DIR}/whatif.py", title="What-if lab", icon="🧪"),
-        st.Page(f"{PAGES_DIR}/traces.py", title="Traces", icon="🧵"),
-        st.Page(f"{PAGES_DIR}/planner.py", title="Planner", icon="📐"),
+        st.Page(f"{PAGES_DIR}/overview.py", title="Overview", icon=":material/monitoring:", default=True),
+        st.Page(f"{PAGES_DIR}/whatif.py", title="What-if lab", icon=":material/science:"),
+        st.Page(f"{PAGES_DIR}/traces.py", title="Traces", icon=":material/timeline:"),
+        st.Page(f"{PAGES_DIR}/planner.py", title="Planner", icon=":material/architecture:"),
     ]
     nav = st.navigation(pages)
     st.sidebar.title("kvscope")

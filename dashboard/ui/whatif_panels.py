@@ -44,7 +44,7 @@ def overload_warnings(comparison: compare.Comparison) -> None:
                 f"tokens/s at this request mix ({r.scenario.hardware}, {r.scenario.model}): "
                 f"{load.utilization:.0%} busy{busiest}. Queues grow for the whole trace, so its TTFT "
                 f"(p50 {r.summary.ttft_s['p50']:,.1f} s) measures the backlog, not the cache.",
-                icon="⚠️",
+                icon=":material/warning:",
             )
 
 

@@ -58,6 +58,10 @@ def test_an_overview_link_reopens_the_same_pod_range_and_section(browser, app_ur
     page.wait_for_function("location.search.includes('overview_section=')", timeout=60_000)
     settle(page)
     shared, mine = page.url, view(page)
+    # Every page's icon in the sidebar is a Material icon, drawn by a font Streamlit serves itself
+    # (emoji showed empty boxes on a machine without a colour-emoji font, like this one)
+    nav = page.locator("[data-testid='stSidebarNav'] a")
+    assert nav.count() == 4 == nav.locator("[data-testid='stIconMaterial']").count()
     theirs = reopened(browser, shared, artifacts_dir / "overview-link.png", page)
     page.close()
     params = parse_qs(urlsplit(shared).query)
@@ -80,6 +84,10 @@ def test_a_planner_link_reopens_the_same_plan(browser, app_url, artifacts_dir):
     page.wait_for_url("**planner_price=7.25**", timeout=60_000)
     settle(page)
     shared, mine = page.url, view(page)
+    # Every page's icon in the sidebar is a Material icon, drawn by a font Streamlit serves itself
+    # (emoji showed empty boxes on a machine without a colour-emoji font, like this one)
+    nav = page.locator("[data-testid='stSidebarNav'] a")
+    assert nav.count() == 4 == nav.locator("[data-testid='stIconMaterial']").count()
     num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
     page.screenshot(path=str(artifacts_dir / "planner-shared.png"), full_page=True)
     theirs = reopened(browser, shared, artifacts_dir / "planner-link.png", page)
