@@ -98,7 +98,12 @@ except ValueError as exc:
     st.error(f"Cannot plan: {exc}")
     st.stop()
 
-st.dataframe(planner_charts.plan_table(result), hide_index=True, width="stretch")
+st.dataframe(
+    planner_charts.plan_table(result),
+    hide_index=True,
+    width="stretch",
+    column_config={"hardware": st.column_config.TextColumn(pinned=True)},  # stays while the rest scrolls
+)
 curve = planner_charts.plan_curve_chart(result)
 st.plotly_chart(curve, theme=None, config=PLOTLY_CONFIG, width="stretch", key="planner_curve")
 export_buttons(

@@ -122,23 +122,24 @@ def tier_ttft_chart(curves: list[TierTtft], model: str) -> go.Figure:
 
 
 def plan_table(plan: Plan) -> list[dict]:
-    """One row per hardware option: capacity per pod, link, TTFT by tier, pods, hit ratio, TTFT, cost."""
+    """One row per hardware option: the answer first (pods, cost, hit ratio, TTFT), then what it
+    rests on (capacity per pod, CPU-hit TTFT, the link), so the answer shows without scrolling."""
     rows = []
     for o in plan.options:
         p = o.point
         rows.append(
             {
                 "hardware": o.hardware,
-                "CPU link": o.link_nominal,
-                "HBM KV per pod (GB)": round(o.hbm_kv_bytes_per_pod / 1e9, 1),
-                "CPU KV per pod (GB)": round(o.cpu_kv_bytes_per_pod / 1e9, 1),
-                "CPU-hit TTFT (ms)": round(o.cpu_hit_ttft_s * 1000, 1),
                 "pods": o.num_pods,
+                "$ per hour": round(o.cost_per_hour, 2) if o.cost_per_hour is not None else None,
                 "token hit ratio (%)": round(p.token_hit_ratio * 100, 1) if p else None,
                 "TTFT p90 (s)": round(p.ttft_s["p90"], 3) if p else None,
                 "TTFT p99 (s)": round(p.ttft_s["p99"], 3) if p else None,
                 "pod utilization (%)": round(p.utilization * 100, 1) if p else None,
-                "$ per hour": round(o.cost_per_hour, 2) if o.cost_per_hour is not None else None,
+                "HBM KV per pod (GB)": round(o.hbm_kv_bytes_per_pod / 1e9, 1),
+                "CPU KV per pod (GB)": round(o.cpu_kv_bytes_per_pod / 1e9, 1),
+                "CPU-hit TTFT (ms)": round(o.cpu_hit_ttft_s * 1000, 1),
+                "CPU link": o.link_nominal,
                 "note": o.note,
             }
         )

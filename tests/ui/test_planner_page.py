@@ -49,6 +49,9 @@ def test_planner_plans_the_sample_for_every_default_hardware(monkeypatch, filled
     assert list(rows["hardware"]) == ["gh200", "h100-sxm", "h200"]
     assert (rows["pods"] >= 1).all() and (rows["token hit ratio (%)"] >= 80).all()
     assert len(at.get("plotly_chart")) == 2  # the curve and TTFT by tier
+    # The answer comes before what it rests on: the long link text had pushed pods and cost off-screen
+    assert list(rows.columns[:5]) == ["hardware", "pods", "$ per hour", "token hit ratio (%)", "TTFT p90 (s)"]
+    assert list(rows.columns[-2:]) == ["CPU link", "note"]
 
 
 def test_planner_plans_the_embedded_sample_without_a_store(monkeypatch, tmp_path):
