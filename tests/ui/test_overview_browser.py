@@ -1,5 +1,6 @@
 """Issue 13.3: every Overview chart in a real Chromium, with and without the pod filter —
-a screenshot of each, no two tick labels of one axis overlapping, every axis titled, no error box."""
+a screenshot of each, no two tick labels of one axis overlapping, every axis titled, no error box,
+and every event label above the plot, clear of the data, the title and the other labels."""
 
 from __future__ import annotations
 
@@ -24,7 +25,19 @@ AXIS_CHECK_JS = """
     const axisTitle = plot.querySelector(`.g-${kind}title`)?.textContent ?? '';
     axes.push({kind, title: axisTitle, numTicks: ticks.length, overlaps});
   }
-  return {title, axes};
+  // Event labels: above the plot area, clear of each other and of the title and subtitle
+  const box = e => e && e.getBoundingClientRect();
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const area = box(plot.querySelector('.nsewdrag'));
+  const heads = [plot.querySelector('.gtitle'), plot.querySelector('.gtitle-subtitle')].filter(e => e).map(box);
+  const labels = [...plot.querySelectorAll('.annotation-text')].map(t => [t.textContent, box(t)]);
+  const clashes = [];
+  labels.forEach(([text, r], i) => {
+    if (area && r.bottom > area.top + 1) clashes.push(`${text} on the plot`);
+    if (heads.some(h => meet(r, h))) clashes.push(`${text} on the title`);
+    labels.slice(i + 1).forEach(([other, q]) => meet(r, q) && clashes.push(`${text} on ${other}`));
+  });
+  return {title, axes, labels: labels.length, clashes};
 })
 """
 
@@ -122,8 +135,10 @@ def test_every_chart_is_readable_for_the_cluster_and_for_one_pod_and_no_section_
         assert seen["first"] >= 4  # the first section: hit rates and TTFT
         assert seen["errors"] == 0
         assert len(seen["charts"]) >= 13
+        assert sum(chart["labels"] for chart in seen["charts"]) >= 20  # the sample's events and findings
         for chart in seen["charts"]:
             assert chart["title"], chart
+            assert not chart["clashes"], (chart["title"], chart["clashes"])
             for axis in chart["axes"]:
                 assert axis["title"].strip(), (chart["title"], axis["kind"])
                 assert axis["numTicks"] >= 1, (chart["title"], axis)
