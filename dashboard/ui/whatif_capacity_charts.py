@@ -33,7 +33,10 @@ def waterfall_chart(comparison: Comparison) -> go.Figure:
         barmode="overlay",
         bargap=0.25,
         hovermode="closest",
-        title="Hit-rate waterfall per scenario — token hit ratio (% of prompt tokens)",
+        title={
+            "text": "Hit-rate waterfall per scenario",
+            "subtitle": {"text": "token hit ratio (% of prompt tokens)"},
+        },
         yaxis={"title": "token hit ratio (%)", "rangemode": "tozero"},
         xaxis={"title": "scenario and step", "type": "multicategory", "tickangle": 0},
     )
@@ -123,10 +126,12 @@ def mrc_chart(comparison: Comparison) -> go.Figure:
         template=register_template(),
         height=440,
         hovermode="closest",
-        title=(
-            "Miss-ratio curve: token hit ratio versus one cache's capacity, by eviction policy — % "
-            f"({comparison.num_blocks:,} unique {comparison.block_tokens}-token blocks)"
-        ),
+        title={
+            "text": "Miss-ratio curve: token hit ratio versus one cache's capacity, by eviction policy",
+            "subtitle": {
+                "text": f"% ({comparison.num_blocks:,} unique {comparison.block_tokens}-token blocks)"
+            },
+        },
         xaxis={"title": "cache capacity (blocks, log scale)", "type": "log", "dtick": 1, "tickformat": "~s"},
         yaxis={"title": "token hit ratio (%)", "rangemode": "tozero"},
     )

@@ -24,8 +24,8 @@ def comparison(mooncake_conversation):
 @pytest.mark.parametrize("name", list(CHARTS))
 def test_every_comparison_chart_has_a_title_with_a_unit_and_axis_titles(comparison, name):
     fig = CHARTS[name](comparison)
-    title = fig.layout.title.text
-    assert title and any(unit in title for unit in ("%", "(s", "requests")), title
+    title, subtitle = fig.layout.title.text, fig.layout.title.subtitle.text
+    assert title and subtitle and any(unit in subtitle for unit in ("%", "(s", "requests")), subtitle
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
     assert len(fig.data) >= len(comparison.results)
 
