@@ -15,13 +15,18 @@ import plotly.graph_objects as go
 
 from dashboard.core.units import duration_tick
 
-MINOR_TICKS = {"ticks": "inside", "ticklen": 4, "dtick": "D1", "gridcolor": "#f3f4f6"}
+MINOR_TICKS = {"ticks": "inside", "ticklen": 4, "gridcolor": "#f3f4f6"}
 GRID_UP_TO = 3  # decades: over more, a grid line at every 2×…9× fills the plot
 
 
 def minor_ticks(first: int, last: int) -> dict:
-    """Unlabelled ticks at 2×…9× of each decade, with grid lines over a short span only."""
-    return MINOR_TICKS | {"showgrid": last - first <= GRID_UP_TO}
+    """Unlabelled ticks at 2×…9× of each decade, with grid lines over a short span only.
+
+    NOTE: listed rather than Plotly's "D1", which also marks each decade itself: the mark at the
+    axis's start stood beside the other axis's "0" label, which read as "0'".
+    """
+    values = [m * 10.0**k for k in range(first, last) for m in range(2, 10)]
+    return MINOR_TICKS | {"tickvals": values, "showgrid": last - first <= GRID_UP_TO}
 
 
 def decades(values: Sequence[float] | np.ndarray) -> tuple[int, int]:

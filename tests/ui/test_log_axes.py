@@ -32,6 +32,11 @@ def test_a_cdf_in_seconds_labels_its_ticks_with_units_and_one_in_counts_with_si_
     assert fig.layout.xaxis.type == "log"
     assert list(fig.layout.xaxis.ticktext) == ["1 ms", "10 ms", "100 ms", "1 s", "10 s", "100 s"]
     assert fig.layout.xaxis.minor.showgrid is False  # five decades: a line at every 2×…9× would crowd
+    # The minor marks sit at 2×…9× only: one at the axis's start stood beside the y axis's "0"
+    minor = np.asarray(fig.layout.xaxis.minor.tickvals)
+    assert (
+        minor.size == 5 * 8 and minor.min() == 0.002 and not np.isin(minor, fig.layout.xaxis.tickvals).any()
+    )
     assert "4 values" in fig.layout.title.text
     counts = trace_charts.cdf_chart(_cdf([1, 7, 300]), "gap", "requests since the block's last use")
     assert counts.layout.xaxis.tickformat == "~s" and counts.layout.xaxis.ticktext is None
