@@ -252,13 +252,25 @@ def parse_target(text: str) -> tuple[str, float]:
     return name.strip(), number
 
 
+def describe_answer(option: HardwarePlan) -> str:
+    """One hardware option's answer in words, e.g. 'h200: 2 pods, 110.9 GB HBM + 125.0 GB CPU KV per
+    pod, $20.00/h', or why there is none."""
+    if option.num_pods is None:
+        return f"{option.hardware}: {option.note}"
+    pods = f"{option.num_pods} pod{'s' if option.num_pods > 1 else ''}"
+    kv = f"{option.hbm_kv_bytes_per_pod / 1e9:.1f} GB HBM + {option.cpu_kv_bytes_per_pod / 1e9:.1f} GB CPU KV per pod"
+    cost = f", ${option.cost_per_hour:,.2f}/h" if option.cost_per_hour is not None else ""
+    return f"{option.hardware}: {pods}, {kv}{cost}"
+
+
 def caption_parts(result: Plan) -> tuple[str, str, str]:
-    """(inputs, time window, data source) of a plan, for the exported chart's caption."""
+    """(inputs and the answer per hardware, time window, data source) of a plan, for the exported
+    chart's caption: a pasted picture carries the plan itself, not only its curves."""
     req = result.request
     price = "profile prices" if req.price_per_gpu_hour is None else f"${req.price_per_gpu_hour:g}/GPU-hour"
     inputs = (
-        f"plan for {describe_target(req)}; model {req.model}; hardware {', '.join(req.hardware)}; {price}; "
-        f"CPU tier {req.cpu_share:.0%} of host DRAM"
+        f"plan for {describe_target(req)}; model {req.model}; {price}; "
+        f"CPU tier {req.cpu_share:.0%} of host DRAM; " + "; ".join(describe_answer(o) for o in result.options)
     )
     window = f"{result.duration_s / 3600:.2f} h of trace ({result.num_requests:,} requests)"
     return inputs, window, result.trace_source or "in-memory trace"

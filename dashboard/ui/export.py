@@ -11,6 +11,7 @@ import functools
 import html
 import json
 import os
+import re
 import shutil
 import textwrap
 from importlib.metadata import PackageNotFoundError, version
@@ -43,11 +44,24 @@ def caption_text(inputs: str, window: str, source: str) -> str:
     return f"{inputs} · window: {window} · data: {source} · kvscope {kvscope_version()}"
 
 
+def caption_lines(caption: str, width: int = CAPTION_WRAP_CHARS) -> list[str]:
+    """The caption in lines of at most width characters, broken after its ' · ' and '; ' separators
+    where it can be (a break between words had split '6.00 h' over two lines), between words only
+    inside a part longer than a line."""
+    lines: list[str] = []
+    for part in re.split(r"(?<=[;·]) ", caption):
+        if lines and len(lines[-1]) + 1 + len(part) <= width:
+            lines[-1] += " " + part
+        else:
+            lines += textwrap.wrap(part, width) or [""]
+    return lines or [""]
+
+
 def captioned(fig: go.Figure, caption: str) -> go.Figure:
     """A copy of fig in the kvscope template with caption wrapped under the plot area."""
     out = go.Figure(fig)
     out.update_layout(template=register_template())
-    lines = textwrap.wrap(caption, CAPTION_WRAP_CHARS) or [""]
+    lines = caption_lines(caption)
     caption_px = CAPTION_LINE_PX * len(lines) + 12
     # NOTE: the axis titles, then the legend, then the caption, from the plot down; the legend is
     # pinned just above the caption (container coordinates of the fixed export height).

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import pytest
 from PIL import Image
 
-from dashboard.ui.export import caption_text, export_html, export_png, rendered_png
+from dashboard.ui.export import caption_lines, caption_text, export_html, export_png, rendered_png
 
 pytestmark = pytest.mark.usefixtures("system_chromium")  # skipped without one, failed in CI
 
@@ -56,6 +56,20 @@ def test_the_same_chart_again_comes_from_memory_and_a_changed_one_does_not(with_
     other = chart().update_layout(title="token hit ratio versus HBM (%)")
     export_png(other, CAPTION)
     assert rendered_png.cache_info().misses == after.misses + 1
+
+
+def test_the_caption_breaks_after_its_separators_not_inside_a_value():
+    caption = caption_text(
+        "plan for token hit ratio ≥ 80%; model llama-3.1-8b; CPU tier 50% of host DRAM",
+        "6.00 h of trace (32,076 requests)",
+        "sample",
+    )
+    lines = caption_lines(caption, width=90)
+    assert lines[0] == "plan for token hit ratio ≥ 80%; model llama-3.1-8b; CPU tier 50% of host DRAM ·"
+    assert lines[1].startswith("window: 6.00 h of trace (32,076 requests) · data: sample")
+    assert " ".join(lines) == caption and all(len(line) <= 90 for line in lines)
+    long_part = "x " * 100  # a part longer than a line still breaks between words
+    assert [len(line) for line in caption_lines(long_part, 90)] == [89, 89, 19]
 
 
 def test_html_export_is_self_contained_and_carries_the_caption():

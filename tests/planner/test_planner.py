@@ -66,6 +66,22 @@ def test_cost_is_pods_times_the_price_per_gpu_hour(trace, oracle):
     assert option.cost_per_hour == pytest.approx(option.num_pods * 3.5)
 
 
+def test_the_export_caption_carries_each_hardware_options_answer_or_why_there_is_none(trace, oracle):
+    req = PlanRequest(target_value=0.3, hardware=("h200", "h100-sxm"), price_per_gpu_hour=3.5, max_pods=64)
+    met = planner.plan(trace, req, oracle)
+    inputs, _, _ = planner.caption_parts(met)
+    h200 = met.options[0]
+    assert inputs.startswith("plan for token hit ratio ≥ 30%; model llama-3.1-8b; $3.5/GPU-hour;")
+    assert (
+        f"h200: {h200.num_pods} pod{'s' if h200.num_pods > 1 else ''}, "
+        f"{h200.hbm_kv_bytes_per_pod / 1e9:.1f} GB HBM + {h200.cpu_kv_bytes_per_pod / 1e9:.1f} GB CPU KV per pod, "
+        f"${h200.num_pods * 3.5:.2f}/h"
+    ) in inputs
+    assert "h100-sxm: " in inputs
+    unmet = planner.plan(trace, PlanRequest(target_value=0.95, hardware=("gh200",), max_pods=64), oracle)
+    assert planner.caption_parts(unmet)[0].endswith("; gh200: target not met with 64 pods")
+
+
 def test_the_curve_contains_the_answer(trace, oracle):
     option = planner.plan(trace, PlanRequest(target_value=0.3, hardware=("gh200",)), oracle).options[0]
     assert option.point in option.curve
