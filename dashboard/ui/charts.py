@@ -166,9 +166,9 @@ def kv_usage_chart(usage: pd.DataFrame, all_pods: list[str]) -> go.Figure:
 
 def capacity_chart(cap: pd.DataFrame) -> go.Figure:
     """Configured KV capacity per pod and tier, millions of tokens."""
-    fig = themed_figure(
-        "Configured KV capacity per pod — M tokens", "capacity (M tokens)", height=300, x_title="pod"
-    )
+    # NOTE: a short y title: the upright pod names take the height a longer one would need, which
+    # then ran up over the subtitle
+    fig = themed_figure("Configured KV capacity per pod — M tokens", "M tokens", x_title="pod")
     fig.add_bar(
         x=cap.pod,
         y=cap.gpu_capacity_tokens / 1e6,

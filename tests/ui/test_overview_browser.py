@@ -25,13 +25,17 @@ AXIS_CHECK_JS = """
     const axisTitle = plot.querySelector(`.g-${kind}title`)?.textContent ?? '';
     axes.push({kind, title: axisTitle, numTicks: ticks.length, overlaps});
   }
-  // Event labels: above the plot area, clear of each other and of the title and subtitle
+  // Event labels above the plot area, clear of each other and of the title and subtitle; axis titles too
   const box = e => e && e.getBoundingClientRect();
   const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const area = box(plot.querySelector('.nsewdrag'));
   const heads = [plot.querySelector('.gtitle'), plot.querySelector('.gtitle-subtitle')].filter(e => e).map(box);
   const labels = [...plot.querySelectorAll('.annotation-text')].map(t => [t.textContent, box(t)]);
   const clashes = [];
+  for (const kind of ['x', 'y']) {  // an axis title taller than its plot runs up over the subtitle
+    const axisTitle = box(plot.querySelector(`.g-${kind}title text`));
+    if (axisTitle && heads.some(h => meet(axisTitle, h))) clashes.push(`${kind} axis title on the title`);
+  }
   labels.forEach(([text, r], i) => {
     if (area && r.bottom > area.top + 1) clashes.push(`${text} on the plot`);
     if (heads.some(h => meet(r, h))) clashes.push(`${text} on the title`);
