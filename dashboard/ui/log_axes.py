@@ -63,6 +63,27 @@ def log_seconds_axis(fig: go.Figure, values: Sequence[float] | np.ndarray, axis:
     return fig
 
 
+FITTED_STEPS = (1, 1.2, 1.5, 2, 3, 4, 5, 7)  # per decade, for values spanning a decade or less
+
+
+def fitted_log_seconds_axis(fig: go.Figure, values: Sequence[float] | np.ndarray, **where) -> go.Figure:
+    """A log y axis in seconds over the values' own range (Plotly's autorange), its ticks labelled
+    with unit ('150 ms', '2 s'); for curves whose differences matter more than their decades. Values
+    within a decade get ticks at 1, 1.2, 1.5, 2, 3, 4, 5 and 7 of it, wider spans those of
+    log_seconds_axis. where selects the axis of a subplot (row=, col=)."""
+    first, last = decades(values)
+    positive = np.asarray(values, dtype=float)
+    positive = positive[np.isfinite(positive) & (positive > 0)]
+    narrow = positive.size and positive.max() <= 10 * positive.min()
+    ticks = (
+        [m * 10.0**k for k in range(first, last) for m in FITTED_STEPS] + [10.0**last]
+        if narrow
+        else tick_values(first, last)
+    )
+    fig.update_yaxes(type="log", tickvals=ticks, ticktext=[duration_tick(t) for t in ticks], **where)
+    return fig
+
+
 def log_count_axis(fig: go.Figure, values: Sequence[float] | np.ndarray, axis: str = "x") -> go.Figure:
     """A log axis of counts (tokens, requests) over the values' own range, labelled '1', '10', '2k'.
 

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from dashboard.core.types import SampledCurve
 from dashboard.services.planner import Plan, TierTtft, describe_target
 from dashboard.services.planner_policies import PolicyAtPlan
-from dashboard.ui.log_axes import log_count_axis, log_seconds_axis
+from dashboard.ui.log_axes import fitted_log_seconds_axis, log_count_axis, log_seconds_axis
 from dashboard.ui.theme import PALETTE, register_template
 
 
@@ -22,7 +22,7 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
         rows=1,
         cols=2,
         horizontal_spacing=0.1,
-        subplot_titles=("token hit ratio, GPU + CPU tier (%)", f"TTFT {quantile} (s)"),
+        subplot_titles=("token hit ratio, GPU + CPU tier (%)", f"TTFT {quantile} (log scale)"),
     )
     fig.update_layout(
         template=register_template(),
@@ -72,19 +72,26 @@ def plan_curve_chart(plan: Plan) -> go.Figure:
                     row=1,
                     col=col,
                 )
-    target_row = (1, req.target_value * 100) if req.target == "hit" else (2, req.target_value)
-    fig.add_hline(
-        y=target_row[1],
-        line={"dash": "dash", "color": "#6b7280"},
-        row=1,
-        col=target_row[0],
-        annotation_text="target",
-        annotation_position="top left",
+    col, y = (1, req.target_value * 100) if req.target == "hit" else (2, req.target_value)
+    fig.add_hline(y=y, line={"dash": "dash", "color": "#6b7280"}, row=1, col=col)
+    # NOTE: an annotation on a log axis is placed at the log of its y; add_hline's own label put a
+    # 0.3 s target's at 2 s
+    fig.add_annotation(
+        text="target",
+        x=0,
+        xref=f"x{col if col > 1 else ''} domain",
+        y=math.log10(y) if col == 2 else y,
+        yref=f"y{col if col > 1 else ''}",
+        xanchor="left",
+        yanchor="bottom",
+        showarrow=False,
     )
-    top = max((p.num_pods for o in plan.options for p in o.curve), default=1)
-    fig.update_xaxes(type="log" if top > 16 else "linear", title_text="pods")
-    fig.update_yaxes(type="log", row=1, col=2)
-    return fig
+    pods = [p.num_pods for o in plan.options for p in o.curve]
+    if max(pods, default=1) > 16:
+        log_count_axis(fig, pods, axis="x")  # '20', '50', never a bare '2' after '10'
+    fig.update_xaxes(title_text="pods")
+    ttfts = [p.ttft_s[quantile] for o in plan.options for p in o.curve]
+    return fitted_log_seconds_axis(fig, ttfts, row=1, col=2)
 
 
 def _figure(title: str, height: int, **layout) -> go.Figure:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -122,3 +124,25 @@ def test_the_tier_chart_labels_each_log_tick_with_its_whole_value_and_unit():
     assert x.type == "log" and x.dtick is None and x.tickformat == "~s"
     assert {f"{v:.0e}"[0] for v in x.tickvals} == {"1", "2", "5"}
     assert x.tickvals[0] <= min(curves[0].prompt_tokens) < max(curves[0].prompt_tokens) <= x.tickvals[-1]
+
+
+def test_the_plan_chart_labels_ttft_with_units_and_its_target_at_the_targets_height(trace, oracle):
+    req = PlanRequest(target="ttft-p90", target_value=0.3, hardware=("h100-sxm", "h20"), max_pods=64)
+    fig = planner_charts.plan_curve_chart(planner.plan(trace, req, oracle))
+    ttft = fig.layout.yaxis2
+    assert ttft.type == "log" and all(label.endswith((" ms", " s")) for label in ttft.ticktext)
+    # Plotly places an annotation on a log axis at the log of its y: at 0.3 it stood at 2 s
+    (target,) = [a for a in fig.layout.annotations if a.text == "target"]
+    assert target.yref == "y2" and target.y == pytest.approx(math.log10(0.3))
+    (line,) = [s for s in fig.layout.shapes if s.line.dash == "dash"]
+    assert line.y0 == line.y1 == 0.3 and line.yref == "y2"
+    pods = fig.layout.xaxis2  # up to 64 pods: '20', '50', not a bare '2' and '5' after '10'
+    assert pods.type == "log" and pods.tickformat == "~s" and 20.0 in pods.tickvals
+
+
+def test_within_a_decade_the_plan_chart_still_labels_several_ttft_ticks(trace, oracle):
+    fig = planner_charts.plan_curve_chart(planner.plan(trace, PlanRequest(target_value=0.3), oracle))
+    ttfts = [y for d in fig.data if d.yaxis == "y2" for y in d.y if math.isfinite(y)]  # inf: overloaded
+    assert max(ttfts) < 10 * min(ttfts)  # one decade or less
+    shown = [t for t in fig.layout.yaxis2.tickvals if min(ttfts) <= t <= max(ttfts)]
+    assert len(shown) >= 2
