@@ -78,7 +78,8 @@ def add_annotations(fig: go.Figure, notes: pd.DataFrame) -> go.Figure:
                 "line": {"dash": "dash", "color": "#6b7280", "width": 1},
             }
         )
-        lines.append(  # its stem above the plot, up to its label's row: a label ending at its line reads as its
+        # its stem, from the plot's top up to its label's row, ties a label to its line
+        lines.append(
             {
                 "type": "line",
                 "xref": "x",
