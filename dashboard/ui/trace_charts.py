@@ -9,6 +9,7 @@ from dashboard.core.trace_stats import ROOT, Cdf, Histogram, PrefixTree, TraceSt
 from dashboard.ui.log_axes import log_count_axis, log_seconds_axis
 from dashboard.ui.theme import PALETTE, register_template
 
+OTHER_COLOR = "#d1d5db"  # the icicle's requests outside the shown prefixes
 HEIGHT = 320
 
 
@@ -83,6 +84,14 @@ def prefix_icicle(tree: PrefixTree, block_tokens: int) -> go.Figure:
         f"block {n} at depth {d}: prefix ≤ {t:,} tokens"
         for n, d, t in zip(tree.node_ids, tree.depth_blocks, tree.prefix_tokens, strict=True)
     ]
+    colors = [""] * len(ids)  # "": the icicle's own colour for the branch
+    branch_values = _branch_values(tree)
+    others = tree.num_requests_total - int(tree.num_requests[tree.parent_ids == ROOT].sum())
+    if branch_values == "total" and others > 0:  # named, not left blank beside the shown prefixes
+        ids, parents, labels = [*ids, "others"], [*parents, "root"], [*labels, "other first blocks"]
+        values = np.r_[values, others]
+        hover.append(f"requests whose first block is not among these {tree.node_ids.size} prefixes")
+        colors.append(OTHER_COLOR)
     fig = go.Figure(
         go.Icicle(
             ids=ids,
@@ -90,7 +99,8 @@ def prefix_icicle(tree: PrefixTree, block_tokens: int) -> go.Figure:
             values=values,
             labels=labels,
             customdata=hover,
-            branchvalues=_branch_values(tree),
+            branchvalues=branch_values,
+            marker={"colors": colors},
             hovertemplate="%{customdata}<br>%{value:,} requests<extra></extra>",
             root_color="#e5e7eb",
             tiling={"orientation": "v"},
