@@ -14,6 +14,7 @@ from dashboard.services import observed
 from dashboard.services.overview import Selection
 from dashboard.ui import cached, drawn
 from dashboard.ui.charts import themed_figure
+from dashboard.ui.markers import add_annotations
 from dashboard.ui.theme import PLOTLY_CONFIG
 
 DEFAULT_HARDWARE, DEFAULT_MODEL = "h100-sxm", "llama-3.1-8b"  # the sample's (sample_data/README.md)
@@ -46,8 +47,9 @@ def comparison_chart(frame: pd.DataFrame, measures: tuple[str, ...], title: str,
     return fig
 
 
-def render_observed(path: str, sel: Selection, newest: datetime | None) -> None:
-    """The two comparison charts with the configuration and what the gaps mean."""
+def render_observed(path: str, sel: Selection, newest: datetime | None, notes: pd.DataFrame) -> None:
+    """The two comparison charts, with the events and findings marked as on every time chart, the
+    configuration and what the gaps mean."""
     st.subheader("Observed vs replayed")
     st.caption(
         "The stored requests replayed through the observed configuration: each pod's requests, "
@@ -83,8 +85,10 @@ def render_observed(path: str, sel: Selection, newest: datetime | None) -> None:
         "hit rate",
     )
     hits.update_yaxes(tickformat=".0%")
-    left.plotly_chart(drawn.record(hits), config=PLOTLY_CONFIG, theme=None, width="stretch")
     ttft = comparison_chart(result.frame, ("TTFT p50", "TTFT p99"), f"TTFT, {sel.scope} — s", "TTFT (s)")
-    right.plotly_chart(drawn.record(ttft), config=PLOTLY_CONFIG, theme=None, width="stretch")
+    for column, fig in ((left, hits), (right, ttft)):
+        column.plotly_chart(
+            drawn.record(add_annotations(fig, notes)), config=PLOTLY_CONFIG, theme=None, width="stretch"
+        )
     for verdict in result.verdicts:
         st.markdown(f"- {verdict}")

@@ -124,7 +124,7 @@ def render_tiers_and_routing(p: Page) -> None:
 
 
 def render_observed_section(p: Page) -> None:
-    render_observed(p.path, p.sel, p.newest)
+    render_observed(p.path, p.sel, p.newest, p.notes)
 
 
 # NOTE: one section at a time: every chart costs the browser ~0.2 s to draw, so the page draws

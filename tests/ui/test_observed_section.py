@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from streamlit.testing.v1 import AppTest
 
 from tests.ui.apptest import APP
@@ -21,6 +23,12 @@ def test_the_replay_runs_only_when_asked_and_then_shows_both_sides_and_what_the_
     assert "requests routed as observed" in caption and "llama-3.1-8b on h100-sxm" in caption
     verdicts = [m.value for m in at.markdown if m.value.startswith("- GPU hit rate")]
     assert verdicts and "replay within" in verdicts[0]
+    # Both charts mark the sample's events and findings, as every other time chart does
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    charts = {spec["layout"]["title"]["text"]: spec for spec in specs}
+    for title in ("Hit rate, cluster", "TTFT, cluster"):
+        labels = {a["text"] for a in charts[title]["layout"].get("annotations", [])}
+        assert {"routing", "restart", "burst", "finding: routing"} <= labels, (title, labels)
 
 
 def test_a_link_with_the_replay_on_reopens_the_section_with_its_hardware(monkeypatch, sample_db):
