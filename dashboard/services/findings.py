@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard.core.selection import SCRAPE_INTERVAL_S
+from dashboard.core.units import format_duration
 from dashboard.services.findings_evidence import Evidence, Windows, gather_evidence, load_windows
 from dashboard.services.overview import bounds
 from dashboard.store.db import Store, open_store
@@ -204,7 +205,7 @@ def _describe(signal: str, before: float, after: float) -> str:
         verb = "fell" if after < before else "rose"
         return f"GPU prefix hit rate {verb} {before * 100:.0f}% → {after * 100:.0f}%"
     verb = "rose" if after > before else "fell"
-    return f"TTFT p99 {verb} {math.exp(before):.3g} s → {math.exp(after):.3g} s"
+    return f"TTFT p99 {verb} {format_duration(math.exp(before))} → {format_duration(math.exp(after))}"
 
 
 def findings_for_path(path: Path, since_s: float, step_s: float = DEFAULT_STEP_S) -> list[Finding]:

@@ -48,6 +48,7 @@ def test_the_routing_switch_moves_both_signals_and_names_the_shifted_shares(samp
     (switch,) = [f for f in found if f.change_ts == DAY + timedelta(hours=2, minutes=5)]
     assert set(switch.signals) == {"hit_rate", "ttft_p99"}
     assert "rose 62% → 90%" in switch.summary
+    assert "TTFT p99 fell 550 ms → 234 ms" in switch.summary  # written as the headline numbers are
     assert "restart" not in {e.cause for e in switch.evidence}
 
 
