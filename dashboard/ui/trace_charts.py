@@ -78,20 +78,28 @@ def prefix_icicle(tree: PrefixTree, block_tokens: int) -> go.Figure:
     """The most shared prefixes as an icicle: width = requests holding the prefix."""
     ids = ["root"] + [f"b{n}" for n in tree.node_ids]
     parents = [""] + ["root" if p == ROOT else f"b{p}" for p in tree.parent_ids]
-    values = np.r_[tree.num_requests_total, tree.num_requests]
+    values = [tree.num_requests_total, *tree.num_requests.tolist()]
     labels = ["all requests"] + [f"{t:,} tok" for t in tree.prefix_tokens]
     hover = ["every request"] + [
         f"block {n} at depth {d}: prefix ≤ {t:,} tokens"
         for n, d, t in zip(tree.node_ids, tree.depth_blocks, tree.prefix_tokens, strict=True)
     ]
     colors = [""] * len(ids)  # "": the icicle's own colour for the branch
-    branch_values = _branch_values(tree)
-    others = tree.num_requests_total - int(tree.num_requests[tree.parent_ids == ROOT].sum())
-    if branch_values == "total" and others > 0:  # named, not left blank beside the shown prefixes
-        ids, parents, labels = [*ids, "others"], [*parents, "root"], [*labels, "other first blocks"]
-        values = np.r_[values, others]
-        hover.append(f"requests whose first block is not among these {tree.node_ids.size} prefixes")
-        colors.append(OTHER_COLOR)
+    counts, shown = _child_totals(tree)
+    # "total" when every prefix's count covers its children's (chained ids), else "remainder"
+    branch_values = "total" if all(counts[p] >= n for p, n in shown.items()) else "remainder"
+    if branch_values == "total":  # what a shown prefix's children leave is named, not left blank
+        for parent, others in ((p, counts[p] - n) for p, n in shown.items() if counts[p] > n):
+            ids.append(f"o{parent}")
+            parents.append("root" if parent == ROOT else f"b{parent}")
+            labels.append("other first blocks" if parent == ROOT else "other next blocks")
+            values.append(others)
+            hover.append(
+                f"requests whose first block is none of these {tree.node_ids.size} prefixes"
+                if parent == ROOT
+                else "requests holding this prefix that go on with a block not shown, or end here"
+            )
+            colors.append(OTHER_COLOR)
     fig = go.Figure(
         go.Icicle(
             ids=ids,
@@ -117,11 +125,12 @@ def prefix_icicle(tree: PrefixTree, block_tokens: int) -> go.Figure:
     return fig
 
 
-def _branch_values(tree: PrefixTree) -> str:
-    """ "total" when every parent's count covers its children (chained ids), else "remainder"."""
+def _child_totals(tree: PrefixTree) -> tuple[dict[int, int], dict[int, int]]:
+    """Requests per prefix (the root's too), and per prefix with a child shown (and the root) the
+    requests its shown children hold."""
     counts = dict(zip(tree.node_ids.tolist(), tree.num_requests.tolist(), strict=True))
     counts[ROOT] = tree.num_requests_total
-    children: dict[int, int] = {}
+    shown: dict[int, int] = {ROOT: 0}
     for parent, num in zip(tree.parent_ids.tolist(), tree.num_requests.tolist(), strict=True):
-        children[parent] = children.get(parent, 0) + num
-    return "total" if all(counts[p] >= total for p, total in children.items()) else "remainder"
+        shown[parent] = shown.get(parent, 0) + num
+    return counts, shown
