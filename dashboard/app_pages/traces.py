@@ -103,7 +103,7 @@ elif sql.strip():
     else:
         st.dataframe(result.frame, hide_index=True, width="stretch")
         st.caption(
-            f"{len(result.frame):,} rows in {result.elapsed_s:.2f} s"
+            f"{len(result.frame):,} row{'' if len(result.frame) == 1 else 's'} in {result.elapsed_s:.2f} s"
             + (f" — cut at the {result.max_rows:,}-row cap" if result.is_truncated else "")
         )
         st.download_button(

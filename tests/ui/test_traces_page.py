@@ -146,11 +146,13 @@ def test_a_url_with_sql_runs_that_query(monkeypatch, two_traces):
     at = open_page(monkeypatch, two_traces, {"traces_sql": "SELECT count(*) AS n FROM trace_requests"})
     assert at.text_area(key="traces_sql").value.startswith("SELECT count(*)")
     assert at.dataframe[-1].value["n"].tolist()[0] > 3
+    assert any(c.value.startswith("1 row in ") for c in at.caption)  # not "1 rows"
 
 
 def test_running_sql_shows_rows_and_offers_them_as_csv(monkeypatch, two_traces):
     at = run_sql(open_page(monkeypatch, two_traces), "SELECT name, num_requests FROM traces ORDER BY name")
     assert at.dataframe[-1].value["name"].tolist() == ["sample", "tiny"]
+    assert any(c.value.startswith("2 rows in ") for c in at.caption)
     buttons = at.get("download_button")
     assert len(buttons) == 1 and "Download CSV" in buttons[0].proto.label
 
