@@ -104,6 +104,55 @@ DRAWN_JS = (
 )
 
 
+# For each chart: its title, and per axis the title text and any pair of overlapping tick labels.
+CHART_CHECK_JS = """
+() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
+  const title = plot.querySelector('.gtitle')?.textContent ?? '';
+  const axes = [];
+  for (const kind of ['x', 'y']) {
+    const ticks = [...plot.querySelectorAll(`.${kind}tick text`)]
+      .map(t => t.getBoundingClientRect()).filter(r => r.width > 0);
+    const overlaps = [];
+    for (let i = 0; i < ticks.length; i++) for (let j = i + 1; j < ticks.length; j++) {
+      const a = ticks[i], b = ticks[j];
+      if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+        overlaps.push([i, j]);
+    }
+    const axisTitle = plot.querySelector(`.g-${kind}title`)?.textContent ?? '';
+    axes.push({kind, title: axisTitle, numTicks: ticks.length, overlaps});
+  }
+  // Event labels above the plot area, clear of each other and of the title and subtitle; axis titles too
+  const box = e => e && e.getBoundingClientRect();
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const area = box(plot.querySelector('.nsewdrag'));
+  const heads = [plot.querySelector('.gtitle'), plot.querySelector('.gtitle-subtitle')].filter(e => e).map(box);
+  const labels = [...plot.querySelectorAll('.annotation-text')].map(t => [t.textContent, box(t)]);
+  const clashes = [];
+  for (const kind of ['x', 'y']) {  // an axis title taller than its plot runs up over the subtitle
+    const axisTitle = box(plot.querySelector(`.g-${kind}title text`));
+    if (axisTitle && heads.some(h => meet(axisTitle, h))) clashes.push(`${kind} axis title on the title`);
+  }
+  labels.forEach(([text, r], i) => {
+    if (area && r.bottom > area.top + 1) clashes.push(`${text} on the plot`);
+    if (heads.some(h => meet(r, h))) clashes.push(`${text} on the title`);
+    labels.slice(i + 1).forEach(([other, q]) => meet(r, q) && clashes.push(`${text} on ${other}`));
+  });
+  return {title, axes, labels: labels.length, clashes};
+})
+"""
+
+
+def tick_clashes(charts: list[dict]) -> list:
+    """(chart title, axis, overlapping pairs) of every axis whose tick labels sit on each other or
+    that has no title, from page.evaluate(CHART_CHECK_JS)."""
+    return [
+        (chart["title"], axis["kind"], axis["overlaps"])
+        for chart in charts
+        for axis in chart["axes"]
+        if axis["numTicks"] and (axis["overlaps"] or not axis["title"].strip())
+    ]
+
+
 def wait_until_drawn(page, timeout_ms: int = 60_000) -> None:
     """A readiness poll before a picture: the script run has ended and every chart has its plot layer."""
     page.wait_for_function(DRAWN_JS, timeout=timeout_ms)

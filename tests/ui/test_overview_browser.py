@@ -6,45 +6,7 @@ from __future__ import annotations
 
 import time
 
-from tests.ui.browser import wait_until_drawn
-
-# For each chart: its title, and per axis the title text and any pair of overlapping tick labels.
-AXIS_CHECK_JS = """
-() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
-  const title = plot.querySelector('.gtitle')?.textContent ?? '';
-  const axes = [];
-  for (const kind of ['x', 'y']) {
-    const ticks = [...plot.querySelectorAll(`.${kind}tick text`)]
-      .map(t => t.getBoundingClientRect()).filter(r => r.width > 0);
-    const overlaps = [];
-    for (let i = 0; i < ticks.length; i++) for (let j = i + 1; j < ticks.length; j++) {
-      const a = ticks[i], b = ticks[j];
-      if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
-        overlaps.push([i, j]);
-    }
-    const axisTitle = plot.querySelector(`.g-${kind}title`)?.textContent ?? '';
-    axes.push({kind, title: axisTitle, numTicks: ticks.length, overlaps});
-  }
-  // Event labels above the plot area, clear of each other and of the title and subtitle; axis titles too
-  const box = e => e && e.getBoundingClientRect();
-  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
-  const area = box(plot.querySelector('.nsewdrag'));
-  const heads = [plot.querySelector('.gtitle'), plot.querySelector('.gtitle-subtitle')].filter(e => e).map(box);
-  const labels = [...plot.querySelectorAll('.annotation-text')].map(t => [t.textContent, box(t)]);
-  const clashes = [];
-  for (const kind of ['x', 'y']) {  // an axis title taller than its plot runs up over the subtitle
-    const axisTitle = box(plot.querySelector(`.g-${kind}title text`));
-    if (axisTitle && heads.some(h => meet(axisTitle, h))) clashes.push(`${kind} axis title on the title`);
-  }
-  labels.forEach(([text, r], i) => {
-    if (area && r.bottom > area.top + 1) clashes.push(`${text} on the plot`);
-    if (heads.some(h => meet(r, h))) clashes.push(`${text} on the title`);
-    labels.slice(i + 1).forEach(([other, q]) => meet(r, q) && clashes.push(`${text} on ${other}`));
-  });
-  return {title, axes, labels: labels.length, clashes};
-})
-"""
-
+from tests.ui.browser import CHART_CHECK_JS, wait_until_drawn
 
 SECTIONS = ("Hit rates & TTFT", "What explains the hit rate", "KV tiers & routing")
 IDLE_JS = "!document.querySelector(\"[data-testid='stStatusWidget']\")"
@@ -113,7 +75,7 @@ def walk_sections(page, artifacts_dir, name: str, pod: str | None) -> dict:
             seen["first"] = page.locator(".js-plotly-plot").count()
             if not pod:
                 page.screenshot(path=str(artifacts_dir / "overview.png"), full_page=True)
-        seen["charts"] += page.evaluate(AXIS_CHECK_JS)
+        seen["charts"] += page.evaluate(CHART_CHECK_JS)
         for plot in page.locator(".js-plotly-plot").all():
             plot.screenshot(path=str(artifacts_dir / f"overview-{name}-chart{seen['shots']}.png"))
             seen["shots"] += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.browser import running_app, wait_until_drawn
+from tests.ui.browser import CHART_CHECK_JS, running_app, tick_clashes, wait_until_drawn
 from tests.ui.test_traces_page import SAMPLE, build_two_traces
 
 
@@ -34,6 +34,7 @@ def test_choosing_a_trace_writes_it_into_the_url_and_the_url_reopens_it(browser,
     wait_until_drawn(page)
     shared = page.url
     num_errors = page.locator("[data-testid='stException'], [data-testid='stAlertContentError']").count()
+    charts = page.evaluate(CHART_CHECK_JS)
     page.screenshot(path=str(artifacts_dir / "traces.png"), full_page=True)
 
     other = browser.new_page(viewport={"width": 1500, "height": 2400})
@@ -44,6 +45,7 @@ def test_choosing_a_trace_writes_it_into_the_url_and_the_url_reopens_it(browser,
     other.close()
     assert "traces_name=sample" in shared and num_errors == 0
     assert reopened == want
+    assert len(charts) == 8 and not tick_clashes(charts)  # every axis titled, no tick label on another
 
 
 def requests_metric_value_of_sample() -> str:

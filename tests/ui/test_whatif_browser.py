@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui.browser import wait_until_drawn
+from tests.ui.browser import CHART_CHECK_JS, tick_clashes, wait_until_drawn
 
 ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
 
@@ -39,6 +39,7 @@ def test_a_compared_set_of_scenarios_reopens_from_its_link_in_a_fresh_browser(
     wait_for_comparison(page)
     shared, shown = page.url, command_lines(page)
     num_errors = page.locator(ERRORS).count()
+    charts = page.evaluate(CHART_CHECK_JS)
     page.screenshot(path=str(artifacts_dir / "whatif.png"), full_page=True)
 
     other = browser.new_page(viewport={"width": 1500, "height": 2400})  # a colleague's: no cookies or storage
@@ -56,4 +57,5 @@ def test_a_compared_set_of_scenarios_reopens_from_its_link_in_a_fresh_browser(
         and "--cpu-blocks 12000" in shown
     )
     assert reopened == shown and reopened_pods == "4"
+    assert len(charts) >= 6 and not tick_clashes(charts)  # every axis titled, no tick label on another
     assert (artifacts_dir / "whatif.png").stat().st_size > 100_000, "screenshot is blank"
