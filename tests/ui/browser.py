@@ -104,7 +104,8 @@ DRAWN_JS = (
 )
 
 
-# For each chart: its title, and per axis the title text and any pair of overlapping tick labels.
+# For each chart: its title; per axis its title, tick count and overlapping tick-label pairs; and what
+# its event labels and axis titles run into (the plot, the title and subtitle, each other).
 CHART_CHECK_JS = """
 () => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
   const title = plot.querySelector('.gtitle')?.textContent ?? '';
