@@ -13,11 +13,11 @@ import numpy as np
 
 from bench.bench_replay import TRACE, TRACE_REL
 from bench.run import Result, interleaved_medians, timed_median
+from dashboard.core.config import SAMPLE_TRACE
 from dashboard.engine.mrc import lru_mrc
 from dashboard.engine.plan_math import HitOracle
 from dashboard.engine.readers import read_trace
 from dashboard.services import planner, planner_policies
-from dashboard.services.planner_traces import SAMPLE_TRACE
 from dashboard.services.replay import ReplayRequest, run_replay
 
 MOONCAKE = TRACE  # the Mooncake conversation trace, in the repo's tests/data

@@ -9,14 +9,13 @@ from pathlib import Path
 from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
-from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.core.config import SAMPLE_TRACE
 from dashboard.engine.readers import READERS
 from dashboard.services import planner, planner_policies, policy_curves
 from dashboard.services.profile_files import load_profiles
 
 NAME = "plan"
 HELP = "capacity plan: HBM, CPU tier and pods per hardware option for a hit-ratio or TTFT target, with cost"
-SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,6 +10,8 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 # top-level folders; in a wheel they are real folders inside the package.
 QUERIES_DIR = PACKAGE_DIR / "queries"
 SAMPLE_DATA_DIR = PACKAGE_DIR / "sample_data"
+SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"  # the embedded sample's requests, as a trace
+SAMPLE_TRACE_LABEL = "the embedded sample (sample_data/requests.parquet)"  # not the local path
 
 DB_ENV_VAR = "KVSCOPE_DB"
 DEFAULT_DB_PATH = Path("data") / "kvscope.duckdb"

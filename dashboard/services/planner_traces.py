@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dashboard.core.config import SAMPLE_DATA_DIR
+import dataclasses
+
+from dashboard.core.config import SAMPLE_TRACE, SAMPLE_TRACE_LABEL
 from dashboard.core.types import Trace
 from dashboard.engine.readers import read_trace
 from dashboard.services.traces import list_traces, load_stored_trace
 from dashboard.store.db import Store
 
 SAMPLE_KEY = "sample"
-SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
 
 
 def trace_choices(store: Store | None) -> list[str]:
@@ -20,7 +21,8 @@ def trace_choices(store: Store | None) -> list[str]:
 def load_planner_trace(store: Store | None, key: str) -> Trace:
     """The sample workload, or the stored trace called key."""
     if key == SAMPLE_KEY:
-        return read_trace(str(SAMPLE_TRACE))
+        # NOTE: named, so an exported plan's caption does not carry this machine's path
+        return dataclasses.replace(read_trace(str(SAMPLE_TRACE)), source=SAMPLE_TRACE_LABEL)
     if store is None:
         raise ValueError(f"trace {key!r}: there is no store to read it from")
     return load_stored_trace(store, key)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.core.config import SAMPLE_TRACE, SAMPLE_TRACE_LABEL
 from dashboard.core.scenarios import DEFAULT_HARDWARE, DEFAULT_MODEL, DEFAULT_WEIGHTS, MAX_SCENARIOS, Scenario
 from dashboard.core.types import Trace
 from dashboard.engine.policies import POLICIES
@@ -27,7 +27,6 @@ from dashboard.services.saved_replays import list_replays, load_replay
 from dashboard.services.traces import list_traces, load_stored_trace
 from dashboard.store.db import Store
 
-SAMPLE_TRACE = SAMPLE_DATA_DIR / "requests.parquet"
 SAMPLE_KEY = "sample"
 AUTO_FORMAT = "auto"
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "kvscope-uploads"
@@ -85,7 +84,7 @@ def source(key: str) -> TraceSource:
     """The TraceSource a key names (ValueError for a malformed key)."""
     kind, _, rest = key.partition(":")
     if key == SAMPLE_KEY:
-        return TraceSource(key, "the embedded sample (sample_data/requests.parquet)", str(SAMPLE_TRACE))
+        return TraceSource(key, SAMPLE_TRACE_LABEL, str(SAMPLE_TRACE))
     if kind == "stored" and rest:
         return TraceSource(key, rest, None, stored_name=rest)
     if kind == "file" and rest:

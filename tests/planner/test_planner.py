@@ -7,11 +7,13 @@ import math
 import numpy as np
 import pytest
 
+from dashboard.core.config import SAMPLE_TRACE, SAMPLE_TRACE_LABEL
 from dashboard.engine.mrc import lru_mrc
 from dashboard.engine.plan_math import HitOracle, mg1_wait_s
 from dashboard.engine.readers import read_trace
 from dashboard.services import planner
 from dashboard.services.planner import PlanRequest
+from dashboard.services.planner_traces import load_planner_trace
 from dashboard.ui import planner_charts
 
 
@@ -146,3 +148,9 @@ def test_within_a_decade_the_plan_chart_still_labels_several_ttft_ticks(trace, o
     assert max(ttfts) < 10 * min(ttfts)  # one decade or less
     shown = [t for t in fig.layout.yaxis2.tickvals if min(ttfts) <= t <= max(ttfts)]
     assert len(shown) >= 2
+
+
+def test_a_plan_of_the_embedded_sample_names_it_in_its_caption_not_this_machines_path():
+    sample = load_planner_trace(None, "sample")
+    source = planner.caption_parts(planner.plan(sample, PlanRequest(hardware=("h200",))))[2]
+    assert source == SAMPLE_TRACE_LABEL and str(SAMPLE_TRACE) not in source
