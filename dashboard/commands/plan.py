@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
 from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
-from dashboard.core.config import SAMPLE_TRACE
+from dashboard.core.config import SAMPLE_TRACE, SAMPLE_TRACE_LABEL
 from dashboard.engine.readers import READERS
 from dashboard.services import planner, planner_policies, policy_curves
 from dashboard.services.profile_files import load_profiles
@@ -117,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
     _check_policies(args.policies)
     trace = load_trace(args)
+    if args.trace == str(SAMPLE_TRACE):  # NOTE: named, so an exported caption carries no local path
+        trace = dataclasses.replace(trace, source=SAMPLE_TRACE_LABEL)
     ensure_compiled()
     result = planner.plan(trace, req)
     if args.png or args.html:

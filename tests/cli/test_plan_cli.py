@@ -7,6 +7,7 @@ import json
 import pytest
 
 from dashboard.cli import main
+from dashboard.core.config import SAMPLE_TRACE_LABEL
 
 
 def plan_json(capsys, *args: str) -> dict:
@@ -44,6 +45,7 @@ def test_plan_on_the_default_sample_meets_a_ttft_target(capsys):
     result = plan_json(capsys, "--target", "ttft-p90=0.5", "--hardware", "gh200")
     option = result["options"][0]
     assert result["num_requests"] > 10_000 and option["point"]["ttft_s"]["p90"] <= 0.5
+    assert result["trace_source"] == SAMPLE_TRACE_LABEL  # named: an exported caption shows no local path
 
 
 def test_plan_reads_user_profiles_from_toml(mooncake_conversation, tmp_path, capsys):
