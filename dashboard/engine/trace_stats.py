@@ -157,17 +157,23 @@ def cdf(values: np.ndarray) -> Cdf:
 
 
 def prefix_tree(trace: Trace, pair_blocks: np.ndarray, pair_reqs: np.ndarray, num_nodes: int) -> PrefixTree:
-    """The num_nodes prefixes held by the most requests (at least two), ancestors before descendants."""
+    """The num_nodes prefixes held by the most requests (at least two), ancestors before descendants,
+    as a radix tree: a prefix all of whose requests go on with the same next block is no node of its
+    own, its continuation stands for both (a system prompt of 11 blocks is one node, not 11)."""
     counts = np.bincount(pair_blocks, minlength=trace.num_blocks)
     # NOTE: dense ids 0..num_blocks-1 all occur, so np.unique's first indices are per id.
     first_access = np.unique(trace.block_ids, return_index=True)[1].astype(np.int64)
     depth = first_access - trace.offsets[request_of_access(trace)[first_access]]
     parent = np.where(depth > 0, trace.block_ids[np.maximum(first_access - 1, 0)], ROOT).astype(np.int64)
     shared = np.flatnonzero(counts >= 2)
+    below = shared[parent[shared] != ROOT]
+    passed = np.zeros(trace.num_blocks, bool)  # every request holding it goes on with one child
+    passed[parent[below][counts[below] == counts[parent[below]]]] = True
+    kept = shared[~passed[shared]]
     # NOTE: a prefix's ancestors are held by at least as many requests and are shallower, so this
     # order puts them first and any cut keeps the tree connected.
-    chosen = shared[np.lexsort((depth[shared], -counts[shared]))][:num_nodes]
-    parents = parent[chosen]
+    chosen = kept[np.lexsort((depth[kept], -counts[kept]))][:num_nodes]
+    parents = _kept_ancestors(parent, passed, chosen)
     parents = np.where(np.isin(parents, chosen), parents, ROOT)  # NOTE: only for non-chained ids
     return PrefixTree(
         node_ids=chosen.astype(np.int64),
@@ -177,3 +183,19 @@ def prefix_tree(trace: Trace, pair_blocks: np.ndarray, pair_reqs: np.ndarray, nu
         prefix_tokens=(depth[chosen] + 1) * trace.block_tokens,
         num_requests_total=trace.num_requests,
     )
+
+
+def _kept_ancestors(parent: np.ndarray, passed: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Each node's nearest ancestor that is not passed through (ROOT if none); each passed-through
+    block on the way is resolved once."""
+    resolved: dict[int, int] = {}
+    out = np.empty(nodes.size, np.int64)
+    for i, node in enumerate(nodes.tolist()):
+        path, up = [], int(parent[node])
+        while up != ROOT and passed[up] and up not in resolved:
+            path.append(up)
+            up = int(parent[up])
+        up = resolved.get(up, up)
+        resolved.update(dict.fromkeys(path, up))
+        out[i] = up
+    return out

@@ -108,6 +108,14 @@ def test_tiny_trace_sessions_are_inferred_past_the_shared_first_block(tiny):
     assert sorted(stats.turn_gap_s.values[[0, -1]].tolist()) == [2.0, 6.0]
 
 
+def test_a_chain_all_of_whose_requests_go_on_together_is_one_node():
+    # r0, r1 and r2 share blocks 0-1-2; r1 and r2 then 3; only r2 has 4
+    trace = trace_from_paths([[0, 1, 2], [0, 1, 2, 3], [0, 1, 2, 3, 4]])
+    tree = prefix_tree(trace, *distinct_pairs(trace), num_nodes=10)
+    assert tree.node_ids.tolist() == [2, 3] and tree.parent_ids.tolist() == [ROOT, 2]
+    assert tree.depth_blocks.tolist() == [2, 3] and tree.num_requests.tolist() == [3, 2]
+
+
 def test_tiny_trace_prefix_tree_holds_the_shared_chain(tiny):
     tree = prefix_tree(tiny, *distinct_pairs(tiny), num_nodes=10)
     assert tree.node_ids.tolist() == [0, 1]  # A in 4 requests, B in 3; C and D are not shared
@@ -187,13 +195,18 @@ def test_session_shape_matches_its_twin(trace):
 def test_prefix_tree_counts_and_parents_match_their_twin_and_stay_connected(trace):
     tree = prefix_tree(trace, *distinct_pairs(trace), num_nodes=8)
     counts, parent = twin_tree_counts(trace)
-    shared = sorted((c for c in counts.values() if c >= 2), reverse=True)
-    assert tree.num_requests.tolist() == shared[:8]  # the most shared, most first
+    # radix tree: a prefix whose every request goes on with one same child is that child's
+    passed = {parent[b] for b, c in counts.items() if c >= 2 and parent[b] != ROOT and c == counts[parent[b]]}
+    kept = {b: c for b, c in counts.items() if c >= 2 and b not in passed}
+    assert tree.num_requests.tolist() == sorted(kept.values(), reverse=True)[:8]  # the most shared first
     chosen = set(tree.node_ids.tolist())
     for node, up, num in zip(
         tree.node_ids.tolist(), tree.parent_ids.tolist(), tree.num_requests.tolist(), strict=True
     ):
-        assert num == counts[node] and up == parent[node]
+        want = parent[node]
+        while want in passed:
+            want = parent[want]
+        assert node in kept and num == counts[node] and up == want
         assert up == ROOT or up in chosen
 
 
