@@ -82,6 +82,25 @@ cpu_share = cols[3].slider(
     bind="query-params",
 )
 
+with st.expander("Price per hardware (optional)"):
+    st.caption(
+        "One GPU-hour of each option, when they differ; an empty field takes the price above. An "
+        "uploaded profile's own price_per_gpu_hour fills its field."
+    )
+    own_prices = {}
+    for column, name in zip(st.columns(max(len(hardware), 1)), hardware, strict=False):
+        own = column.number_input(
+            f"{name}: $ per GPU-hour",
+            min_value=0.0,
+            max_value=1000.0,
+            value=profiles.hardware(name).price_per_gpu_hour,
+            step=0.25,
+            key=f"planner_price_{name}",
+            bind="query-params",
+        )
+        if own is not None:
+            own_prices[name] = float(own)
+
 req = planner.PlanRequest(
     target=target,
     target_value=float(value),
@@ -89,6 +108,7 @@ req = planner.PlanRequest(
     model=model,
     price_per_gpu_hour=float(price),
     cpu_share=float(cpu_share),
+    hardware_prices=tuple(own_prices.items()),
 )
 warmup.ensure_compiled()
 try:
@@ -119,9 +139,10 @@ st.plotly_chart(
     key="planner_tiers",
 )
 policies_flag = f" --policies {' '.join(chosen)}" if chosen else ""
+prices_flag = "".join(f" --hardware-price {name}={own:g}" for name, own in own_prices.items())
 st.caption(
     f"A CPU-tier hit costs its load over the host link: NVLink-C2C (GH200, 450 GB/s each way) against "
     f"PCIe Gen5 (H100/H200, ~54 GB/s measured). Planned in {result.elapsed_s:.2f} s. Same plan on the "
     f"command line: `kvscope plan {'' if trace_key == 'sample' else f'--trace {trace_key} '}--target {target}={value:g} --hardware {' '.join(hardware)} --model "
-    f"{model} --price-per-gpu-hour {price:g} --cpu-share {cpu_share:g}{policies_flag}`"
+    f"{model} --price-per-gpu-hour {price:g}{prices_flag} --cpu-share {cpu_share:g}{policies_flag}`"
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from pathlib import Path
 
@@ -20,8 +21,8 @@ HELP = "capacity plan: HBM, CPU tier and pods per hardware option for a hit-rati
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --policies, --profiles, --png, --html,
-    --json."""
+    """--trace, --target, --hardware, --model, --price-per-gpu-hour, --hardware-price, --policies,
+    --profiles, --png, --html, --json."""
     parser.add_argument(
         "--trace",
         default=str(SAMPLE_TRACE),
@@ -56,6 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="USD",
         help="price of one GPU-hour for every option (default: each profile's price_per_gpu_hour)",
+    )
+    parser.add_argument(
+        "--hardware-price",
+        action="append",
+        default=[],
+        metavar="HW=USD",
+        help="price of one GPU-hour of one option, e.g. gh200=6.5 (repeatable; wins over --price-per-gpu-hour)",
     )
     parser.add_argument(
         "--cpu-share",
@@ -114,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         price_per_gpu_hour=args.price_per_gpu_hour,
         cpu_share=args.cpu_share,
         max_pods=args.max_pods,
+        hardware_prices=tuple(_hardware_price(text) for text in args.hardware_price),
     )
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
     _check_policies(args.policies)
@@ -146,6 +155,18 @@ def _check_policies(names: list[str]) -> None:
             )
     if len(set(names)) != len(names):
         raise ValueError(f"--policies: {' '.join(names)} names a policy twice")
+
+
+def _hardware_price(text: str) -> tuple[str, float]:
+    """'gh200=6.5' → ('gh200', 6.5); a ValueError naming the flag otherwise."""
+    name, sep, value = text.partition("=")
+    try:
+        price = float(value)
+    except ValueError:
+        price = math.nan
+    if not sep or not name.strip() or math.isnan(price):
+        raise ValueError(f"--hardware-price {text!r}: expected HW=USD, e.g. gh200=6.5")
+    return name.strip(), price
 
 
 def _export(result: planner.Plan, png: Path | None, html: Path | None) -> int:

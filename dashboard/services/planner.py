@@ -42,6 +42,18 @@ class PlanRequest:
     price_per_gpu_hour: float | None = None  # None: each profile's own price, if it has one
     cpu_share: float = CPU_SHARE
     max_pods: int = MAX_PODS
+    hardware_prices: tuple[tuple[str, float], ...] = ()  # (hardware, USD per GPU-hour): wins over the above
+
+    def price_of(self, name: str) -> float | None:
+        """One GPU-hour of hardware name: its own price, else the price for all, else its profile's."""
+        own = dict(self.hardware_prices).get(name)
+        if own is not None:
+            return own
+        return (
+            self.price_per_gpu_hour
+            if self.price_per_gpu_hour is not None
+            else profiles.hardware(name).price_per_gpu_hour
+        )
 
     def validate(self) -> None:
         """Raise ValueError naming the bad field."""
@@ -57,6 +69,11 @@ class PlanRequest:
             raise ValueError("--hardware: give at least one hardware profile")
         if self.price_per_gpu_hour is not None and self.price_per_gpu_hour < 0:
             raise ValueError(f"--price-per-gpu-hour must not be negative, got {self.price_per_gpu_hour}")
+        for name, price in self.hardware_prices:
+            if name not in self.hardware:
+                raise ValueError(f"--hardware-price {name}={price:g}: {name} is not among --hardware")
+            if price < 0:
+                raise ValueError(f"--hardware-price {name}={price:g}: a price must not be negative")
         if not 0.0 <= self.cpu_share <= 1.0:
             raise ValueError(f"--cpu-share must be between 0 and 1, got {self.cpu_share}")
         for name in self.hardware:
@@ -143,7 +160,7 @@ def _plan_hardware(oracle: HitOracle, req: PlanRequest, name: str) -> HardwarePl
     cpu = int(hw.cpu_dram_bytes * req.cpu_share // block_bytes)
     lat = latency_model(name, req.model)
     median_prompt = float(np.median(oracle.trace.input_tokens)) if oracle.trace.num_requests else 0.0
-    price = req.price_per_gpu_hour if req.price_per_gpu_hour is not None else hw.price_per_gpu_hour
+    price = req.price_of(name)
     base = dict(
         hardware=name,
         link_nominal=hw.link_nominal,
@@ -263,11 +280,22 @@ def describe_answer(option: HardwarePlan) -> str:
     return f"{option.hardware}: {pods}, {kv}{cost}"
 
 
+def describe_prices(req: PlanRequest) -> str:
+    """The prices a plan used, e.g. '$2.5/GPU-hour', 'gh200 $6.5, h200 $4/GPU-hour' or 'profile prices'."""
+    if not req.hardware_prices:
+        return "profile prices" if req.price_per_gpu_hour is None else f"${req.price_per_gpu_hour:g}/GPU-hour"
+    prices = [
+        f"{name} ${price:g}" if price is not None else f"{name} no price"
+        for name, price in ((name, req.price_of(name)) for name in req.hardware)
+    ]
+    return ", ".join(prices) + "/GPU-hour"
+
+
 def caption_parts(result: Plan) -> tuple[str, str, str]:
     """(inputs and the answer per hardware, time window, data source) of a plan, for the exported
     chart's caption: a pasted picture carries the plan itself, not only its curves."""
     req = result.request
-    price = "profile prices" if req.price_per_gpu_hour is None else f"${req.price_per_gpu_hour:g}/GPU-hour"
+    price = describe_prices(req)
     inputs = (
         f"plan for {describe_target(req)}; model {req.model}; {price}; "
         f"CPU tier {req.cpu_share:.0%} of host DRAM; " + "; ".join(describe_answer(o) for o in result.options)

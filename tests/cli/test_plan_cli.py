@@ -41,6 +41,22 @@ def test_plan_json_has_one_option_per_hardware_with_pods_capacity_and_cost(moonc
         assert option["point"]["token_hit_ratio"] >= 0.3 and option["curve"]
 
 
+def test_a_hardware_price_wins_over_the_price_for_all_for_that_hardware_only(mooncake_conversation, capsys):
+    result = plan_json(
+        capsys,
+        *("--trace", str(mooncake_conversation), "--target", "hit=0.3", "--hardware", "gh200", "h100-sxm"),
+        *("--price-per-gpu-hour", "2.5", "--hardware-price", "gh200=6.5"),
+    )
+    gh200, h100 = result["options"]
+    assert gh200["price_per_gpu_hour"] == 6.5 and gh200["cost_per_hour"] == pytest.approx(
+        6.5 * gh200["num_pods"]
+    )
+    assert h100["price_per_gpu_hour"] == 2.5 and h100["cost_per_hour"] == pytest.approx(
+        2.5 * h100["num_pods"]
+    )
+    assert result["request"]["hardware_prices"] == [["gh200", 6.5]]
+
+
 def test_plan_on_the_default_sample_meets_a_ttft_target(capsys):
     result = plan_json(capsys, "--target", "ttft-p90=0.5", "--hardware", "gh200")
     option = result["options"][0]
@@ -146,6 +162,10 @@ def test_plan_policies_table_says_how_its_figures_were_made(mooncake_conversatio
         (["--hardware", "tpu-v9"], "unknown hardware 'tpu-v9'"),
         (["--model", "gpt-9"], "unknown model 'gpt-9'"),
         (["--price-per-gpu-hour", "-1"], "--price-per-gpu-hour"),
+        (["--hardware-price", "gh200"], "--hardware-price 'gh200': expected HW=USD"),
+        (["--hardware-price", "gh200=lots"], "--hardware-price 'gh200=lots': expected HW=USD"),
+        (["--hardware-price", "h20=3"], "h20 is not among --hardware"),
+        (["--hardware-price", "gh200=-1"], "a price must not be negative"),
         (["--trace", "absent.jsonl"], "absent.jsonl"),
         (["--profiles", "absent.toml"], "absent.toml"),
     ],

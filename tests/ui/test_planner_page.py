@@ -75,6 +75,20 @@ def test_a_shared_url_restores_the_planner_inputs(monkeypatch, filled_db):
     assert at.query_params["planner_target"] == "ttft-p90" and at.query_params["planner_price"] == "4.0"
 
 
+def test_each_hardware_can_have_its_own_price_and_the_link_and_command_line_keep_it(monkeypatch, filled_db):
+    monkeypatch.setenv("KVSCOPE_DB", str(filled_db))
+    at = app_at(PAGE, 120, {"planner_price": "2.5", "planner_price_gh200": "6.5"})
+    assert not at.exception, [e.value for e in at.exception]
+    rows = at.dataframe[0].value.set_index("hardware")
+    # gh200 at its own price, the others at the price for all: not pods × one price for every option
+    assert rows.loc["gh200", "$ per hour"] == 6.5 * rows.loc["gh200", "pods"]
+    assert rows.loc["h200", "$ per hour"] == 2.5 * rows.loc["h200", "pods"]
+    assert at.number_input(key="planner_price_gh200").value == 6.5
+    assert at.number_input(key="planner_price_h200").value is None  # empty: the price above
+    (line,) = [c.value for c in at.caption if "Same plan on the command line" in c.value]
+    assert "--price-per-gpu-hour 2.5 --hardware-price gh200=6.5 " in line
+
+
 def test_changing_a_planner_widget_replans(monkeypatch, filled_db):
     at = planner_page(monkeypatch, filled_db)
     before = at.dataframe[0].value
