@@ -77,7 +77,7 @@ def test_a_planner_link_reopens_the_same_plan(browser, app_url, artifacts_dir):
     page = browser.new_page(viewport=VIEWPORT)
     page.goto(app_url + "/planner?planner_price=3.5", wait_until="domcontentloaded")
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
-    price = page.get_by_label("$ per GPU-hour")
+    price = page.get_by_label("$ per GPU-hour", exact=True)
     linked_price = price.input_value()
     price.fill("7.25")
     price.press("Enter")
