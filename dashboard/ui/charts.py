@@ -7,7 +7,14 @@ import plotly.graph_objects as go
 
 from dashboard.core.units import bucket_label, format_duration
 from dashboard.ui.log_axes import log_seconds_axis
-from dashboard.ui.theme import OTHERS_COLOR, QUANTILE_COLORS, TIER_COLORS, pod_color, register_template
+from dashboard.ui.theme import (
+    OTHERS_COLOR,
+    QUANTILE_COLORS,
+    TIER_COLORS,
+    pod_color,
+    register_template,
+    titled,
+)
 
 TIER_LABELS = {
     "gpu": "HBM",
@@ -42,11 +49,10 @@ def legend_pods(frame: pd.DataFrame, column: str, weight: str, limit: int = LEGE
 
 def themed_figure(title: str, y_title: str, height: int = 360, x_title: str = "time (UTC)") -> go.Figure:
     """A themed figure; a title 'main — detail' shows detail as the subtitle (half-width charts)."""
-    main, _, detail = title.partition(" — ")
     fig = go.Figure()
     fig.update_layout(
         template=register_template(),
-        title={"text": main, "subtitle": {"text": detail}},
+        title=titled(title),
         yaxis_title=y_title,
         xaxis_title=x_title,
         height=height,

@@ -73,6 +73,13 @@ def register_template() -> str:
     return TEMPLATE_NAME
 
 
+def titled(title: str) -> dict:
+    """A layout title from 'main — detail': the detail as the subtitle, so a half-width chart's title
+    stays short enough to show whole."""
+    main, _, detail = title.partition(" — ")
+    return {"text": main, "subtitle": {"text": detail}}
+
+
 def pod_color(pod: str, all_pods: list[str]) -> str:
     """The same colour for a pod on every chart."""
     if pod == "*":

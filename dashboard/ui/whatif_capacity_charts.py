@@ -7,7 +7,7 @@ import math
 import plotly.graph_objects as go
 
 from dashboard.services.compare import Comparison
-from dashboard.ui.theme import TIER_COLORS, register_template
+from dashboard.ui.theme import TIER_COLORS, register_template, titled
 from dashboard.ui.whatif_charts import TIER_LABELS, scenario_color, used_tiers
 
 STEP_TICKS = {  # short x labels, so four steps × four scenarios never rotate
@@ -33,10 +33,7 @@ def waterfall_chart(comparison: Comparison) -> go.Figure:
         barmode="overlay",
         bargap=0.25,
         hovermode="closest",
-        title={
-            "text": "Hit-rate waterfall per scenario",
-            "subtitle": {"text": "token hit ratio (% of prompt tokens)"},
-        },
+        title=titled("Hit-rate waterfall per scenario — token hit ratio (% of prompt tokens)"),
         yaxis={"title": "token hit ratio (%)", "rangemode": "tozero"},
         xaxis={"title": "scenario and step", "type": "multicategory", "tickangle": 0},
     )
@@ -126,12 +123,10 @@ def mrc_chart(comparison: Comparison) -> go.Figure:
         template=register_template(),
         height=440,
         hovermode="closest",
-        title={
-            "text": "Miss-ratio curve: token hit ratio versus one cache's capacity, by eviction policy",
-            "subtitle": {
-                "text": f"% ({comparison.num_blocks:,} unique {comparison.block_tokens}-token blocks)"
-            },
-        },
+        title=titled(
+            "Miss-ratio curve: token hit ratio versus one cache's capacity, by eviction policy — "
+            f"% ({comparison.num_blocks:,} unique {comparison.block_tokens}-token blocks)"
+        ),
         xaxis={"title": "cache capacity (blocks, log scale)", "type": "log", "dtick": 1, "tickformat": "~s"},
         yaxis={"title": "token hit ratio (%)", "rangemode": "tozero"},
     )

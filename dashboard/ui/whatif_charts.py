@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from dashboard.core.types import TIER_NAMES
 from dashboard.services.compare import Comparison
 from dashboard.ui.log_axes import log_seconds_axis
-from dashboard.ui.theme import PALETTE, TIER_COLORS, register_template
+from dashboard.ui.theme import PALETTE, TIER_COLORS, register_template, titled
 
 TIER_LABELS = {"gpu": "HBM", "cpu": "CPU DRAM", "disk": "disk"}
 OUTCOME_ORDER = ("miss", "partial/gpu", "partial/cpu", "partial/disk", "full/gpu", "full/cpu", "full/disk")
@@ -29,14 +29,8 @@ def scenario_color(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
-def _layout(fig: go.Figure, title: str, subtitle: str, height: int = 400, **layout) -> go.Figure:
-    """The theme, and a short title over a subtitle with the unit (a half-width chart cut a long title)."""
-    fig.update_layout(
-        template=register_template(),
-        height=height,
-        title={"text": title, "subtitle": {"text": subtitle}},
-        **layout,
-    )
+def _layout(fig: go.Figure, title: str, height: int = 400, **layout) -> go.Figure:
+    fig.update_layout(template=register_template(), height=height, title=titled(title), **layout)
     return fig
 
 
@@ -53,8 +47,7 @@ def tiers_chart(comparison: Comparison) -> go.Figure:
     """Token hit ratio per scenario, stacked by the tier that served the hit (% of prompt tokens)."""
     fig = _layout(
         go.Figure(),
-        "Prompt tokens served from cache, by tier",
-        "% of prompt tokens",
+        "Prompt tokens served from cache, by tier — % of prompt tokens",
         barmode="stack",
         hovermode="x unified",
         yaxis_title="token hit ratio (%)",
@@ -83,8 +76,7 @@ def ttft_outcome_chart(comparison: Comparison) -> go.Figure:
     ]
     fig = _layout(
         go.Figure(),
-        "TTFT by cache outcome",
-        "bar p50, whisker to p99 (seconds, log scale)",
+        "TTFT by cache outcome — bar p50, whisker to p99 (seconds, log scale)",
         barmode="group",
         hovermode="closest",
         yaxis_title="TTFT",
@@ -121,8 +113,7 @@ def pods_chart(comparison: Comparison) -> go.Figure:
     """Requests routed to each pod, one bar group per pod, one bar per scenario."""
     fig = _layout(
         go.Figure(),
-        "Load per pod",
-        "requests routed to each pod",
+        "Load per pod — requests routed to each pod",
         barmode="group",
         hovermode="x unified",
         yaxis_title="requests",
@@ -146,8 +137,7 @@ def over_time_chart(comparison: Comparison) -> go.Figure:
     unit, scale = ("h", 3600.0) if is_hours else ("min", 60.0)
     fig = _layout(
         go.Figure(),
-        "Token hit ratio over the trace",
-        "% per 1/24 of its span",
+        "Token hit ratio over the trace — % per 1/24 of its span",
         yaxis={"title": "token hit ratio (%)", "rangemode": "tozero"},
         xaxis_title=f"time since the trace's first request ({unit})",
     )
