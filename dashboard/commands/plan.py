@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -11,9 +10,10 @@ from pathlib import Path
 from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
-from dashboard.core.config import SAMPLE_TRACE, SAMPLE_TRACE_LABEL
+from dashboard.core.config import SAMPLE_TRACE
 from dashboard.engine.readers import READERS
 from dashboard.services import planner, planner_policies, policy_curves
+from dashboard.services.planner_traces import named_sample
 from dashboard.services.profile_files import load_profiles
 
 NAME = "plan"
@@ -127,8 +127,8 @@ def run(args: argparse.Namespace) -> int:
     req.validate()  # NOTE: before reading the trace, so bad flags fail fast
     _check_policies(args.policies)
     trace = load_trace(args)
-    if args.trace == str(SAMPLE_TRACE):  # NOTE: named, so an exported caption carries no local path
-        trace = dataclasses.replace(trace, source=SAMPLE_TRACE_LABEL)
+    if args.trace == str(SAMPLE_TRACE):
+        trace = named_sample(trace)
     ensure_compiled()
     result = planner.plan(trace, req)
     if args.png or args.html:

@@ -18,11 +18,15 @@ def trace_choices(store: Store | None) -> list[str]:
     return [SAMPLE_KEY] + ([t.name for t in list_traces(store)] if store is not None else [])
 
 
+def named_sample(trace: Trace) -> Trace:
+    """The embedded sample by its name, so an exported plan's caption carries no local path."""
+    return dataclasses.replace(trace, source=SAMPLE_TRACE_LABEL)
+
+
 def load_planner_trace(store: Store | None, key: str) -> Trace:
     """The sample workload, or the stored trace called key."""
     if key == SAMPLE_KEY:
-        # NOTE: named, so an exported plan's caption does not carry this machine's path
-        return dataclasses.replace(read_trace(str(SAMPLE_TRACE)), source=SAMPLE_TRACE_LABEL)
+        return named_sample(read_trace(str(SAMPLE_TRACE)))
     if store is None:
         raise ValueError(f"trace {key!r}: there is no store to read it from")
     return load_stored_trace(store, key)
