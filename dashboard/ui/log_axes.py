@@ -29,11 +29,16 @@ def minor_ticks(first: int, last: int) -> dict:
     return MINOR_TICKS | {"tickvals": values, "showgrid": last - first <= GRID_UP_TO}
 
 
+def positive_finite(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The positive finite values, as floats (from a list, an array or a pandas Series)."""
+    array = np.asarray(values, dtype=float)
+    return array[np.isfinite(array) & (array > 0)]
+
+
 def decades(values: Sequence[float] | np.ndarray) -> tuple[int, int]:
     """The powers of ten just below the smallest and just above the largest positive finite value
     (at least one decade apart; 10^-2..10^-1 when there is none)."""
-    array = np.asarray(values, dtype=float)  # a list, an array or a pandas Series
-    positive = array[np.isfinite(array) & (array > 0)]
+    positive = positive_finite(values)
     if not positive.size:
         return -2, -1
     first, last = math.floor(math.log10(positive.min())), math.ceil(math.log10(positive.max()))
@@ -72,8 +77,7 @@ def fitted_log_seconds_axis(fig: go.Figure, values: Sequence[float] | np.ndarray
     within a decade get ticks at 1, 1.2, 1.5, 2, 3, 4, 5 and 7 of it, wider spans those of
     log_seconds_axis. where selects the axis of a subplot (row=, col=)."""
     first, last = decades(values)
-    positive = np.asarray(values, dtype=float)
-    positive = positive[np.isfinite(positive) & (positive > 0)]
+    positive = positive_finite(values)
     narrow = positive.size and positive.max() <= 10 * positive.min()
     ticks = (
         [m * 10.0**k for k in range(first, last) for m in FITTED_STEPS] + [10.0**last]
