@@ -8,8 +8,10 @@ import numpy as np
 from numba import njit
 
 from dashboard.core.types import TIER_NAMES, ClusterConfig, ReplayOutcome, Trace
+from dashboard.engine.summary_stats import group_by, per_pod_sums, percentiles, uniform_histogram
 
 QUANTILES = {"p50": 50, "p90": 90, "p99": 99}
+FRACTIONS = np.array(list(QUANTILES.values())) / 100  # NOTE: as np.percentile divides them
 NUM_TTFT_BINS = 40
 NUM_TIME_BINS = 24
 
@@ -83,18 +85,18 @@ def outcome_classes(outcome: ReplayOutcome) -> np.ndarray:
 
 
 def quantiles_s(values: np.ndarray) -> dict[str, float]:
-    """p50 / p90 / p99 of values (NaN when empty)."""
+    """p50 / p90 / p99 of values (NaN when empty), as np.percentile gives them."""
     if values.size == 0:
         return {k: float("nan") for k in QUANTILES}
-    found = np.percentile(values, list(QUANTILES.values()))  # NOTE: one partition for all three
+    found = percentiles(values, FRACTIONS)
     return {k: float(v) for k, v in zip(QUANTILES, found, strict=True)}
 
 
 def ttft_histogram(ttft_s: np.ndarray, num_bins: int = NUM_TTFT_BINS) -> dict[str, list]:
-    """Equal-width TTFT bins from 0 to the largest TTFT: edges_s and counts."""
+    """Equal-width TTFT bins from 0 to the largest TTFT: edges_s and counts (np.histogram's)."""
     top = float(ttft_s.max()) if ttft_s.size else 1.0
-    counts, edges = np.histogram(ttft_s, bins=num_bins, range=(0.0, top if top > 0 else 1.0))
-    return {"edges_s": edges.tolist(), "counts": counts.tolist()}
+    edges = np.linspace(0.0, top if top > 0 else 1.0, num_bins + 1)
+    return {"edges_s": edges.tolist(), "counts": uniform_histogram(ttft_s, edges).tolist()}
 
 
 def hit_ratio_over_time(
@@ -144,9 +146,7 @@ def _per_bin(index, num_bins, hits, num_blocks, cached_tokens, input_tokens):
 def _pods(
     outcome: ReplayOutcome, num_pods: int, hits: np.ndarray
 ) -> tuple[dict[str, dict[str, float]], float]:
-    requests = np.bincount(outcome.pod, minlength=num_pods)
-    hits = np.bincount(outcome.pod, weights=hits, minlength=num_pods)
-    blocks = np.bincount(outcome.pod, weights=outcome.num_blocks, minlength=num_pods)
+    requests, hits, blocks = per_pod_sums(outcome.pod, hits, outcome.num_blocks, num_pods)
     pods = {
         str(p): {
             "requests": int(requests[p]),
@@ -160,12 +160,8 @@ def _pods(
 
 def _by_outcome(outcome: ReplayOutcome, hits: np.ndarray) -> dict[str, dict[str, float]]:
     codes = outcome_codes(outcome, hits)
-    counts = np.bincount(codes, minlength=len(OUTCOME_NAMES))
-    order = np.argsort(codes, kind="stable")
-    ends = np.cumsum(counts)
-    groups = {
-        OUTCOME_NAMES[c]: outcome.ttft_s[order[ends[c] - counts[c] : ends[c]]] for c in np.flatnonzero(counts)
-    }
+    starts, grouped = group_by(outcome.ttft_s, codes, len(OUTCOME_NAMES))
+    groups = {OUTCOME_NAMES[c]: grouped[starts[c] : starts[c + 1]] for c in np.flatnonzero(np.diff(starts))}
     return {name: quantiles_s(v) | {"requests": int(v.size)} for name, v in sorted(groups.items())}
 
 
@@ -174,14 +170,12 @@ def summarize(
 ) -> ReplaySummary:
     """Every figure of a replay from its per-request outcome."""
     num_accesses = trace.num_block_accesses
-    block_hits = int(outcome.hit_blocks.sum())
-    token_hits = int(outcome.cached_tokens.sum())
+    tier_blocks = outcome.hit_blocks.sum(axis=0, dtype=np.int64).tolist()
+    tier_tokens = outcome.cached_tokens.sum(axis=0, dtype=np.int64).tolist()
+    block_hits, token_hits = sum(tier_blocks), sum(tier_tokens)
     num_tokens = int(trace.input_tokens.sum())
     tiers = {
-        name: {
-            "block_hits": int(outcome.hit_blocks[:, t].sum()),
-            "token_hits": int(outcome.cached_tokens[:, t].sum()),
-        }
+        name: {"block_hits": tier_blocks[t], "token_hits": tier_tokens[t]}
         for t, name in enumerate(TIER_NAMES)
     }
     hits = row_sums(outcome.hit_blocks)
