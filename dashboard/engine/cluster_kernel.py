@@ -8,6 +8,7 @@ from numba import njit
 from dashboard.engine import routers as R
 from dashboard.engine import views as V
 from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_push
+from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, rescore, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
 
@@ -23,14 +24,15 @@ def insert_cascade(
     enable_offload: bool,
     view: int,
 ) -> int:
-    """Insert b into the top tier; each eviction is demoted one tier down. Returns blocks written below the top.
+    """Insert b (absent from the top tier) there; each eviction is demoted one tier down. Returns
+    blocks written below the top.
 
     view >= 0: the pod's EPP view kept as the top tier's victim list (views.py), told of the insert.
     """
     stored, t, cur = 0, 0, b
     while True:
         c = first_cache + t
-        if contains(st, c, cur):
+        if t > 0 and contains(st, c, cur):
             touch(st, c, cur, tick, info)
             return stored
         v = insert(st, c, cur, tick, info)
@@ -124,23 +126,29 @@ def serve_request(
     num_tiers, m = tier_ids.shape[0], blocks.shape[0]
     k = 0
     for t in range(num_tiers):
+        start = k
         while k < m and contains(st, first + t, blocks[k]):
             hit_tier[k] = t
-            hit_row[tier_ids[t]] += 1
             k += 1
+        hit_row[tier_ids[t]] += k - start  # NOTE: one store per tier: a store in the loop reloads the state
     num_hits, stored = k, 0
+    if num_tiers == 1 and view < 0 and not refresh_info and st.pol[first] == lru.POLICY_ID:
+        lru.serve_alone(st, first, blocks)  # NOTE: the same moves as below in registers (docs/engine.md)
+        return stored, tick + m
     k = m - 1
     while k >= 0:
         b = blocks[k]
         resident = contains(st, first, b)
         j = run_start(st, first, blocks, k) if resident else k
-        for q in range(k, j - 1, -1):  # the run j..k (block k alone when absent)
-            tick += 1
-            if refresh_info:  # only the oracle and learned policies read these keys
+        if refresh_info:  # only the oracle and learned policies read these keys
+            for q in range(k, j - 1, -1):  # the run j..k (block k alone when absent)
+                tick += 1
                 info.next_use[blocks[q]] = next_use[q]
                 info.score[blocks[q]] = max(
                     info.score[blocks[q]], score + tail_adjust if q == m - 1 else score
                 )
+        else:
+            tick += k - j + 1
         if resident:
             touch_run(st, first, blocks, j, k, tick, info)
             k = j - 1
@@ -232,17 +240,18 @@ def run_cluster(
 ):
     """Replay every request in arrival order; returns the ReplayOutcome arrays in field order."""
     n = arrival_s.shape[0]
+    # NOTE: empty where every request writes its entry (only hit blocks are added up): no zeroing pass
     out = (
-        np.zeros(n, np.int32),  # pod
+        np.empty(n, np.int32),  # pod
         np.zeros((n, 3), np.int32),  # hit blocks per tier
-        np.zeros((n, 3), np.int64),  # cached tokens per tier
-        np.zeros(n),  # queue s
-        np.zeros(n),  # load s
-        np.zeros(n),  # prefill s
-        np.zeros(n),  # ttft s
-        np.zeros(n),  # finish s
-        np.zeros(n, np.int32),  # stored blocks
-        np.zeros(n),  # predicted hit ratio
+        np.empty((n, 3), np.int64),  # cached tokens per tier
+        np.empty(n),  # queue s
+        np.empty(n),  # load s
+        np.empty(n),  # prefill s
+        np.empty(n),  # ttft s
+        np.empty(n),  # finish s
+        np.empty(n, np.int32),  # stored blocks
+        np.empty(n),  # predicted hit ratio
     )
     max_len = 0
     for i in range(n):
@@ -252,8 +261,12 @@ def run_cluster(
         np.zeros(max(max_len, 1), np.int64),  # hit_tier
         np.zeros(2, np.int64),  # round-robin counter, random router's state
         np.zeros(2, np.int64),  # sizes of the start and finish heaps
-        (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)),  # prefill starts
-        (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)),  # finishes
+        (
+            np.empty(n),
+            np.empty(n, np.int64),
+            np.empty(n, np.int64),
+        ),  # prefill starts (heap: read below size only)
+        (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),  # finishes
         np.ones(1),  # the EPP view's one tier weight
     )
     # NOTE: the loop runs in a function without reference counting: here, every read of a

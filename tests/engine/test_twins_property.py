@@ -93,6 +93,29 @@ tier_layouts = st.sampled_from([("gpu",), ("gpu", "cpu"), ("gpu", "cpu", "disk")
 @FAST
 @given(
     trace=chained_traces(),
+    capacity=st.integers(0, 12),
+    router=st.sampled_from([r for r in routers.router_names() if not routers.router_info(r).uses_view]),
+    num_pods=st.integers(1, 3),
+    restart_at=st.one_of(st.none(), st.floats(0.0, 20.0)),
+)
+def test_a_lone_lru_tier_equals_its_twin(trace, capacity, router, num_pods, restart_at) -> None:
+    """The cluster kernel's register path for a pod's only tier under LRU (lru.serve_alone), and the
+    lists it leaves: the state pool empties them by walking them, and the next replay starts there."""
+    config = ClusterConfig(
+        num_pods=num_pods, tiers=(TierConfig("gpu", capacity, "lru"),), router=RouterConfig(router)
+    )
+    events = () if restart_at is None else (ClusterEvent(restart_at, "restart", pod=0),)
+    _, session, _ = session_structure(trace)
+    want = simulate_twin(trace, config, events, routers.affinity_pods(session, num_pods, 0), None, None)
+    got = simulate(trace, config, events)
+    assert got.pod.tolist() == want["pod"]
+    assert got.hit_blocks.tolist() == want["hits"]
+    assert simulate(trace, config, events).hit_blocks.tolist() == want["hits"]
+
+
+@FAST
+@given(
+    trace=chained_traces(),
     layout=tier_layouts,
     caps=st.lists(st.integers(0, 12), min_size=3, max_size=3),
     policies=st.lists(st.sampled_from(policy_names()), min_size=3, max_size=3),
