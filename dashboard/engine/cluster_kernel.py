@@ -130,7 +130,8 @@ def serve_request(
         while k < m and contains(st, first + t, blocks[k]):
             hit_tier[k] = t
             k += 1
-        hit_row[tier_ids[t]] += k - start  # NOTE: one store per tier: a store in the loop reloads the state
+        # NOTE: added once per tier: a store to the outcome row could alias the state, so it costs reloads
+        hit_row[tier_ids[t]] += k - start
     num_hits, stored = k, 0
     if num_tiers == 1 and view < 0 and not refresh_info and st.pol[first] == lru.POLICY_ID:
         lru.serve_alone(st, first, blocks)  # NOTE: the same moves as below in registers (docs/engine.md)
@@ -261,12 +262,9 @@ def run_cluster(
         np.zeros(max(max_len, 1), np.int64),  # hit_tier
         np.zeros(2, np.int64),  # round-robin counter, random router's state
         np.zeros(2, np.int64),  # sizes of the start and finish heaps
-        (
-            np.empty(n),
-            np.empty(n, np.int64),
-            np.empty(n, np.int64),
-        ),  # prefill starts (heap: read below size only)
-        (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),  # finishes
+        # the prefill-start and finish heaps (time, pod, blocks): nothing past a heap's size is read
+        (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),
+        (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),
         np.ones(1),  # the EPP view's one tier weight
     )
     # NOTE: the loop runs in a function without reference counting: here, every read of a
