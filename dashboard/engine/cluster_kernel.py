@@ -8,6 +8,7 @@ from numba import njit
 from dashboard.engine import routers as R
 from dashboard.engine import views as V
 from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_push
+from dashboard.engine.lone_lru import serve_alone
 from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, rescore, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
@@ -133,8 +134,8 @@ def serve_request(
         # NOTE: added once per tier: a store to the outcome row could alias the state, so it costs reloads
         hit_row[tier_ids[t]] += k - start
     num_hits, stored = k, 0
-    if num_tiers == 1 and view < 0 and not refresh_info and st.pol[first] == lru.POLICY_ID:
-        lru.serve_alone(st, first, blocks)  # NOTE: the same moves as below in registers (docs/engine.md)
+    if num_tiers == 1 and not refresh_info and st.pol[first] == lru.POLICY_ID:
+        serve_alone(st, first, blocks)  # NOTE: the moves below, in registers (lone_lru.py)
         return stored, tick + m
     k = m - 1
     while k >= 0:

@@ -94,13 +94,14 @@ tier_layouts = st.sampled_from([("gpu",), ("gpu", "cpu"), ("gpu", "cpu", "disk")
 @given(
     trace=chained_traces(),
     capacity=st.integers(0, 12),
-    router=st.sampled_from([r for r in routers.router_names() if not routers.router_info(r).uses_view]),
+    router=st.sampled_from(routers.router_names()),
     num_pods=st.integers(1, 3),
     restart_at=st.one_of(st.none(), st.floats(0.0, 20.0)),
 )
 def test_a_lone_lru_tier_equals_its_twin(trace, capacity, router, num_pods, restart_at) -> None:
-    """The cluster kernel's register path for a pod's only tier under LRU (lru.serve_alone), and the
-    lists it leaves: the state pool empties them by walking them, and the next replay starts there."""
+    """The cluster kernel's register path for a pod's only tier under LRU (lone_lru.serve_alone), under
+    every router (the prefix router's views then hold no victims), and the lists it leaves: the
+    state pool empties them by walking them, and the next replay starts there."""
     config = ClusterConfig(
         num_pods=num_pods, tiers=(TierConfig("gpu", capacity, "lru"),), router=RouterConfig(router)
     )

@@ -80,56 +80,6 @@ def evict(st: CacheState, c: int) -> int:
     return b
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def serve_alone(st: CacheState, c: int, blocks: np.ndarray) -> None:
-    """A request's update of cache c when it is a pod's only tier and no view follows it: blocks tail
-    first, a resident run spliced to the front, an absent block inserted and the oldest evicted
-    over capacity. What touch_run / insert / evict do one call at a time, with the list's ends and
-    size kept in registers for the request (written back at its end), as replay_lru_single does.
-    """
-    s = st.link.shape[1] - NUM_LISTS + MAIN
-    head, tail, size, cap = st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN], st.cap[c]
-    k = blocks.shape[0] - 1
-    while k >= 0:
-        bot = blocks[k]
-        if st.where[bot, c] == 0:
-            st.where[bot, c] = 1
-            st.link[c, bot, PREV] = s
-            st.link[c, bot, NEXT] = head
-            if head == s:
-                tail = bot
-            else:
-                st.link[c, head, PREV] = bot
-            head, size = bot, size + 1
-            if size > cap:
-                victim = tail
-                tail = st.link[c, victim, PREV]
-                st.where[victim, c] = 0
-                size -= 1
-                if tail == s:
-                    head = s
-                else:
-                    st.link[c, tail, NEXT] = s
-            k -= 1
-            continue
-        j = run_start(st, c, blocks, k)
-        top = blocks[j]
-        before = st.link[c, top, PREV]
-        if before != s:
-            after = st.link[c, bot, NEXT]
-            st.link[c, before, NEXT] = after
-            if after == s:
-                tail = before
-            else:
-                st.link[c, after, PREV] = before
-            st.link[c, top, PREV] = s
-            st.link[c, bot, NEXT] = head
-            st.link[c, head, PREV] = bot
-            head = top
-        k = j - 1
-    st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN] = head, tail, size
-
-
 @njit(cache=True)
 def replay_lru_single(
     offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int, capacity: int
