@@ -210,7 +210,7 @@ def advance_load(
         sizes[1] = time_heap_pop(finishes[0], finishes[1], finishes[2], sizes[1])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # NOTE: nogil: the learned policy's curves replay capacities on threads
 def run_cluster(
     arrival_s,
     offsets,

@@ -29,9 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
-from dashboard.engine.mrc import curve_from_hits, default_capacities, lru_mrc, policy_mrc
+from dashboard.engine.mrc import curve_from_hits, default_capacities, lru_mrc, policy_mrc, replay_each
 from dashboard.engine.policies import policy_info
-from dashboard.engine.replay import replay_single_cache
 
 DEFAULT_RATE = 0.05
 TRUNK_SHARE = 0.01  # NOTE: a unit heavier than 1% of the accesses would swing the sample alone
@@ -149,7 +148,7 @@ def sampled_policy_mrc(
     num_trunk = int(is_trunk[kept].sum())
     share = (kept.size - num_trunk) / max(int((~is_trunk).sum()), 1)
     scaled = scaled_capacities(caps, num_trunk, share, sub.num_blocks)
-    sampled = curve_from_hits(sub, scaled, [replay_single_cache(sub, int(c), policy) for c in scaled])
+    sampled = curve_from_hits(sub, scaled, replay_each(sub, scaled, policy))
     curve = _corrected(sampled, lru_mrc(sub, scaled), lru_mrc(trace, np.append(caps, trace.num_blocks)))
     error = MEASURED_MAX_ABS_ERROR.get(policy) if rate == DEFAULT_RATE else None
     return SampledCurve(curve, policy, float(rate), seed, int(requests.size), num_trunk, error)

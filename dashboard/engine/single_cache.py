@@ -25,7 +25,7 @@ from dashboard.engine.policies.dispatch import contains, policy_evict, policy_hi
 POLICY_IDS = (fifo.POLICY_ID, lfu.POLICY_ID, s3fifo.POLICY_ID, arc.POLICY_ID, oracle.POLICY_ID)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)  # NOTE: nogil: curves replay capacities on threads
 def replay_policy_single(
     offsets: np.ndarray,
     block_ids: np.ndarray,

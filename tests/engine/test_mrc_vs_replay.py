@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 from dashboard.core.types import ClusterConfig, RouterConfig, TierConfig
-from dashboard.engine.mrc import default_capacities, lru_mrc
+from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc, replay_each
+from dashboard.engine.policies import policy_names
 from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import block_hit_ratio, replay_single_cache, simulate
 from dashboard.services.sweep import policy_curve
@@ -52,3 +55,16 @@ def test_pooled_policy_curve_equals_serial_replays(conversation):
     pooled = policy_curve(conversation, "fifo", caps, num_workers=2)
     serial = [block_hit_ratio(replay_single_cache(conversation, int(c), "fifo"), conversation) for c in caps]
     assert pooled.block_hit_ratio.tolist() == serial
+
+
+@pytest.mark.parametrize("policy", [p for p in policy_names() if p != "lru"])
+def test_threaded_curve_equals_replays_one_after_another(conversation, policy):
+    """replay_each runs capacities on a thread per core, several cache states of one shape at once."""
+    caps = np.array([0, 700, 1_827, 2_500, 9_139, 18_279])
+    assert len(os.sched_getaffinity(0)) > 1, "one core: the threads would not overlap"
+    threaded = replay_each(conversation, caps, policy)
+    for capacity, hits in zip(caps, threaded, strict=True):
+        assert hits.tolist() == replay_single_cache(conversation, int(capacity), policy).tolist(), capacity
+    assert policy_mrc(conversation, policy, caps).block_hit_ratio.tolist() == [
+        block_hit_ratio(h, conversation) for h in threaded
+    ]

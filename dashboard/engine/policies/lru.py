@@ -80,7 +80,7 @@ def evict(st: CacheState, c: int) -> int:
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # NOTE: nogil: curves replay capacities on threads (mrc.replay_each)
 def replay_lru_single(
     offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int, capacity: int
 ) -> np.ndarray:

@@ -10,6 +10,7 @@ takes it back. Small states only: one at 10^7 blocks would hold gigabytes betwee
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 
@@ -19,7 +20,10 @@ from dashboard.engine.policies.state import CacheState, make_state, reset_state,
 
 MAX_POOLED_BYTES = 256 * 1024 * 1024  # all pooled states together
 _lock = threading.Lock()
+# NOTE: keyed (shape, serial), oldest first: a curve replays on a thread per core (mrc.replay_each),
+# so several states of one shape are in use at once and come back
 _pool: OrderedDict[tuple, CacheState] = OrderedDict()
+_serial = itertools.count()
 stats = {"taken": 0, "reused": 0}  # for tests and benchmarks
 
 
@@ -30,7 +34,8 @@ def take_state(
     shape = (int(capacities.shape[0]), num_blocks, heap_slots, key_blocks)
     with _lock:
         stats["taken"] += 1
-        st = _pool.pop(shape, None)
+        key = next((k for k in reversed(_pool) if k[0] == shape), None)
+        st = None if key is None else _pool.pop(key)
         if st is not None:
             stats["reused"] += 1
     if st is None:
@@ -48,8 +53,7 @@ def give_back(st: CacheState) -> None:
     reset_state(st, wipe_is_cheaper(st))
     shape = (int(st.cap.shape[0]), int(st.where.shape[0]), int(st.hk1.shape[1]), int(st.k1.shape[1]))
     with _lock:
-        _pool[shape] = st
-        _pool.move_to_end(shape)
+        _pool[shape, next(_serial)] = st
         while sum(_nbytes(kept) for kept in _pool.values()) > MAX_POOLED_BYTES:
             _pool.popitem(last=False)
 
