@@ -9,10 +9,9 @@ import numpy as np
 from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import add_trace_arguments, load_trace
 from dashboard.core.types import SampledCurve
-from dashboard.engine.mrc import default_capacities
+from dashboard.engine.mrc import default_capacities, policy_mrc
 from dashboard.engine.mrc_sampled import DEFAULT_RATE, sampled_policy_mrc
 from dashboard.engine.policies import policy_info, policy_names
-from dashboard.services.sweep import policy_curve
 
 NAME = "mrc"
 HELP = "hit ratio versus cache capacity (exact one-pass LRU curve; other policies by sweep, or sampled with --approx)"
@@ -46,7 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=0, help="with --approx: the sampling hash's seed (default 0)"
     )
     parser.add_argument(
-        "--workers", type=int, default=2, help="processes for exact non-LRU curves (default 2)"
+        "--workers",
+        type=int,
+        default=None,
+        help="threads replaying an exact non-LRU curve's capacities (default: one per usable core)",
     )
     parser.add_argument("--points", type=int, default=50, help="log-spaced capacities (default 50)")
     parser.add_argument(
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     """Compute and print the curve."""
     if args.points < 2:
         raise ValueError(f"--points must be at least 2, got {args.points}")
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     if not 0.0 < args.rate <= 1.0:
         raise ValueError(f"--rate must be in (0, 1], got {args.rate}")
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         sampled = sampled_policy_mrc(trace, args.policy, caps, rate=args.rate, seed=args.seed)
         curve = sampled.curve
     else:
-        curve = policy_curve(trace, args.policy, caps, args.workers)
+        curve = policy_mrc(trace, args.policy, caps, num_threads=args.workers)
     if args.json:
         extra = {} if sampled is None else {"approximation": approximation(sampled, trace.num_requests)}
         emit_json(curve.to_dict() | extra)

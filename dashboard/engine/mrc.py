@@ -122,26 +122,33 @@ def curve_from_hits(
 
 
 def policy_mrc(
-    trace: Trace, policy: str = "lru", capacities: np.ndarray | None = None, num_points: int = 50
+    trace: Trace,
+    policy: str = "lru",
+    capacities: np.ndarray | None = None,
+    num_points: int = 50,
+    num_threads: int | None = None,
 ) -> MissRatioCurve:
-    """Hit-ratio curve of any policy: exact one pass for LRU, else one single-cache replay per capacity."""
+    """Hit-ratio curve of any policy: exact one pass for LRU, else one single-cache replay per capacity
+    (on num_threads threads, default one per usable core: replay_each)."""
     if policy == "lru":
         return lru_mrc(trace, capacities, num_points)
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
-    return curve_from_hits(trace, caps, replay_each(trace, caps, policy))
+    return curve_from_hits(trace, caps, replay_each(trace, caps, policy, num_threads))
 
 
-def replay_each(trace: Trace, capacities: np.ndarray, policy: str) -> list[np.ndarray]:
-    """replay_single_cache at each capacity, in order, on a thread per usable core.
+def replay_each(
+    trace: Trace, capacities: np.ndarray, policy: str, num_threads: int | None = None
+) -> list[np.ndarray]:
+    """replay_single_cache at each capacity, in order, on num_threads threads (default one per usable core).
 
     The replay kernels release the GIL, so an exact curve of a policy without LRU's one pass
     takes about 1/cores of its time; each replay has its own cache state, so the hits are the
     same as one after another.
     """
     caps = [int(c) for c in capacities]
-    workers = min(len(caps), len(os.sched_getaffinity(0)))
+    workers = min(len(caps), num_threads or len(os.sched_getaffinity(0)))
     if workers <= 1:
         return [replay_single_cache(trace, c, policy) for c in caps]
     with ThreadPoolExecutor(workers, thread_name_prefix="kvscope-replay") as pool:

@@ -14,19 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-import numpy as np
-
 from dashboard.core import profiles
 from dashboard.core.types import Trace
-from dashboard.engine.mrc import MissRatioCurve, curve_from_hits, lru_mrc, policy_mrc
 from dashboard.engine.policies import policy_info
-from dashboard.engine.replay import replay_single_cache
 from dashboard.engine.routers import router_info
 from dashboard.engine.summary import ReplaySummary
 from dashboard.services.replay import ReplayRequest, cluster_config
 from dashboard.services.saved_replays import save_replay
 from dashboard.services.sweep_executors import ExecutorOptions, open_runner
-from dashboard.services.sweep_local import trace_pool, worker_trace
 from dashboard.store.db import Store
 
 # grid key -> ReplayRequest field; a grid may also carry `name` (the sweep's name).
@@ -174,19 +169,3 @@ def save_sweep(store: Store, sweep_name: str, trace_label: str, summaries: list[
         save_replay(store, f"{sweep_name}/{i}", trace_label, s, sweep=sweep_name)
         for i, s in enumerate(summaries)
     ]
-
-
-def _curve_point(capacity: int, policy: str) -> np.ndarray:
-    return replay_single_cache(worker_trace(), capacity, policy)
-
-
-def policy_curve(trace: Trace, policy: str, capacities: np.ndarray, num_workers: int = 2) -> MissRatioCurve:
-    """Hit-ratio curve of any policy: the exact one pass for LRU, else single-cache replays over a pool."""
-    policy_info(policy)
-    if policy == "lru":
-        return lru_mrc(trace, capacities)
-    if num_workers <= 1 or len(capacities) < 2:
-        return policy_mrc(trace, policy, capacities)
-    with trace_pool(trace, num_workers) as pool:
-        hits = list(pool.map(_curve_point, [int(c) for c in capacities], [policy] * len(capacities)))
-    return curve_from_hits(trace, capacities, hits)

@@ -12,7 +12,6 @@ from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc, replay
 from dashboard.engine.policies import policy_names
 from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import block_hit_ratio, replay_single_cache, simulate
-from dashboard.services.sweep import policy_curve
 
 CAPACITIES = np.array([0, 1, 500, 1_827, 9_139, 18_279, 45_697, 182_790, 400_000])
 
@@ -50,13 +49,6 @@ def test_default_grid_holds_the_reference_points_and_spans_the_unique_blocks(con
     assert grid[0] == 182 and grid[-1] == 182_790
 
 
-def test_pooled_policy_curve_equals_serial_replays(conversation):
-    caps = np.array([1_000, 18_279])
-    pooled = policy_curve(conversation, "fifo", caps, num_workers=2)
-    serial = [block_hit_ratio(replay_single_cache(conversation, int(c), "fifo"), conversation) for c in caps]
-    assert pooled.block_hit_ratio.tolist() == serial
-
-
 @pytest.mark.parametrize("policy", [p for p in policy_names() if p != "lru"])
 def test_threaded_curve_equals_replays_one_after_another(conversation, policy):
     """replay_each runs capacities on a thread per core, several cache states of one shape at once."""
@@ -65,6 +57,6 @@ def test_threaded_curve_equals_replays_one_after_another(conversation, policy):
     threaded = replay_each(conversation, caps, policy)
     for capacity, hits in zip(caps, threaded, strict=True):
         assert hits.tolist() == replay_single_cache(conversation, int(capacity), policy).tolist(), capacity
-    assert policy_mrc(conversation, policy, caps).block_hit_ratio.tolist() == [
+    assert policy_mrc(conversation, policy, caps, num_threads=2).block_hit_ratio.tolist() == [
         block_hit_ratio(h, conversation) for h in threaded
     ]
