@@ -8,10 +8,10 @@ from numba import njit
 from dashboard.engine import routers as R
 from dashboard.engine import views as V
 from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_push
-from dashboard.engine.lone_lru import serve_alone
 from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, rescore, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
+from dashboard.engine.top_lru import serve_top_lru
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -134,9 +134,10 @@ def serve_request(
         # NOTE: added once per tier: a store to the outcome row could alias the state, so it costs reloads
         hit_row[tier_ids[t]] += k - start
     num_hits, stored = k, 0
-    if num_tiers == 1 and not refresh_info and st.pol[first] == lru.POLICY_ID:
-        serve_alone(st, first, blocks)  # NOTE: the moves below, in registers (lone_lru.py)
-        return stored, tick + m
+    if not refresh_info and st.pol[first] == lru.POLICY_ID:  # NOTE: the moves below, top tier in registers
+        return serve_top_lru(
+            st, info, first, num_tiers, blocks, num_hits, hit_tier, view, enable_offload, tick
+        )
     k = m - 1
     while k >= 0:
         b = blocks[k]

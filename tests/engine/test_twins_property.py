@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from dashboard.core.types import ClusterConfig, ClusterEvent, RouterConfig, TierConfig, Trace
 from dashboard.engine import routers
-from dashboard.engine.policies import policy_names
+from dashboard.engine.policies import policy_info, policy_names
 from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
 from dashboard.engine.replay import (
     learned_block_rules,
@@ -90,20 +90,31 @@ def test_learned_block_rules_equal_their_twin(trace: Trace, horizon_s: float) ->
 tier_layouts = st.sampled_from([("gpu",), ("gpu", "cpu"), ("gpu", "cpu", "disk"), ("gpu", "disk")])
 
 
+KEYLESS = [p for p in policy_names() if not policy_info(p).reads_block_keys]
+
+
 @FAST
 @given(
     trace=chained_traces(),
-    capacity=st.integers(0, 12),
+    layout=tier_layouts,
+    caps=st.lists(st.integers(0, 12), min_size=3, max_size=3),
+    lower=st.lists(st.sampled_from(KEYLESS), min_size=2, max_size=2),
     router=st.sampled_from(routers.router_names()),
     num_pods=st.integers(1, 3),
+    enable_offload=st.booleans(),
     restart_at=st.one_of(st.none(), st.floats(0.0, 20.0)),
 )
-def test_a_lone_lru_tier_equals_its_twin(trace, capacity, router, num_pods, restart_at) -> None:
-    """The cluster kernel's register path for a pod's only tier under LRU (lone_lru.serve_alone), under
-    every router (the prefix router's views then hold no victims), and the lists it leaves: the
-    state pool empties them by walking them, and the next replay starts there."""
+def test_an_lru_top_tier_equals_its_twin(
+    trace, layout, caps, lower, router, num_pods, enable_offload, restart_at
+) -> None:
+    """The cluster kernel's register path for a pod's top tier under LRU (top_lru.py), alone or over
+    lower tiers of any policy that reads no block keys, under every router (a one-tier pod's views
+    hold no victims), and the lists it leaves: the state pool empties them by walking them, and
+    the next replay starts there."""
+    policies = ["lru", *lower]
+    tiers = tuple(TierConfig(name, caps[k], policies[k]) for k, name in enumerate(layout))
     config = ClusterConfig(
-        num_pods=num_pods, tiers=(TierConfig("gpu", capacity, "lru"),), router=RouterConfig(router)
+        num_pods=num_pods, tiers=tiers, router=RouterConfig(router), enable_offload=enable_offload
     )
     events = () if restart_at is None else (ClusterEvent(restart_at, "restart", pod=0),)
     _, session, _ = session_structure(trace)
@@ -111,6 +122,7 @@ def test_a_lone_lru_tier_equals_its_twin(trace, capacity, router, num_pods, rest
     got = simulate(trace, config, events)
     assert got.pod.tolist() == want["pod"]
     assert got.hit_blocks.tolist() == want["hits"]
+    assert got.stored_blocks.tolist() == want["stored"]
     assert simulate(trace, config, events).hit_blocks.tolist() == want["hits"]
 
 
