@@ -11,7 +11,7 @@ from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_p
 from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, rescore, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
-from dashboard.engine.top_lru import serve_top_lru
+from dashboard.engine.top_lru import demote, serve_top_lru
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -30,20 +30,12 @@ def insert_cascade(
 
     view >= 0: the pod's EPP view kept as the top tier's victim list (views.py), told of the insert.
     """
-    stored, t, cur = 0, 0, b
-    while True:
-        c = first_cache + t
-        if t > 0 and contains(st, c, cur):
-            touch(st, c, cur, tick, info)
-            return stored
-        v = insert(st, c, cur, tick, info)
-        if t == 0 and view >= 0:
-            V.follow_top_insert(st, view, cur, v)
-        if v < 0 or not enable_offload or t + 1 >= num_tiers:
-            return stored
-        if t == 0 and not contains(st, c + 1, v):
-            stored += 1
-        cur, t = v, t + 1
+    v = insert(st, first_cache, b, tick, info)
+    if view >= 0:
+        V.follow_top_insert(st, view, b, v)
+    if v < 0 or not enable_offload or num_tiers == 1:
+        return 0
+    return demote(st, info, first_cache, num_tiers, v, tick)
 
 
 @njit(cache=True, _nrt=False, inline="always")
