@@ -7,7 +7,7 @@ the default) and no policy reads block keys, the top tier's moves, those of repl
 run with its list's ends and size in registers and are written back at the request's end; the
 lower tiers and the EPP view go through the shared code. On the conversation trace `run_replay`
 of one pod took 6.8 -> 4.3 ms, 8 pods under the prefix router with HBM only 14 -> 6-8 ms and with
-a CPU tier about 0.86 of its time (docs/engine.md). The pure-Python twin of the cluster holds it
+a CPU tier 17.4 -> 14.5 ms (docs/engine.md). The pure-Python twin of the cluster holds it
 to the same hits (tests/engine/test_twins_property.py).
 """
 
