@@ -148,8 +148,15 @@ def replay_each(
     same as one after another.
     """
     caps = [int(c) for c in capacities]
-    workers = min(len(caps), num_threads or len(os.sched_getaffinity(0)))
+    workers = min(len(caps), num_threads or usable_cores())
     if workers <= 1:
         return [replay_single_cache(trace, c, policy) for c in caps]
     with ThreadPoolExecutor(workers, thread_name_prefix="kvscope-replay") as pool:
         return list(pool.map(lambda c: replay_single_cache(trace, c, policy), caps))
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS has one, e.g. not macOS)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 from dashboard.core.types import ClusterConfig, RouterConfig, TierConfig
-from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc, replay_each
+from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc, replay_each, usable_cores
 from dashboard.engine.policies import policy_names
 from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import block_hit_ratio, replay_single_cache, simulate
@@ -53,7 +51,7 @@ def test_default_grid_holds_the_reference_points_and_spans_the_unique_blocks(con
 def test_threaded_curve_equals_replays_one_after_another(conversation, policy):
     """replay_each runs capacities on a thread per core, several cache states of one shape at once."""
     caps = np.array([0, 700, 1_827, 2_500, 9_139, 18_279])
-    assert len(os.sched_getaffinity(0)) > 1, "one core: the threads would not overlap"
+    assert usable_cores() > 1, "one core: the threads would not overlap"
     threaded = replay_each(conversation, caps, policy)
     for capacity, hits in zip(caps, threaded, strict=True):
         assert hits.tolist() == replay_single_cache(conversation, int(capacity), policy).tolist(), capacity
