@@ -98,8 +98,15 @@ def chromium() -> str:
     return path
 
 
+# The script run has ended by the app's own state flag (the status widget shows only after a delay, so
+# its absence alone passed mid-run, with the previous run's charts still on the page) and no stale
+# element from an earlier run is left.
+IDLE_JS = (
+    "document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning' && "
+    "!document.querySelector('[data-testid=stStatusWidget]')"
+)
 DRAWN_JS = (
-    "!document.querySelector('[data-testid=stStatusWidget]') && "
+    IDLE_JS + " && !document.querySelector('[data-stale=true]') && "
     "[...document.querySelectorAll('.js-plotly-plot')].every(p => p.querySelector('.main-svg .cartesianlayer, .main-svg .barlayer, .main-svg .treemaplayer, .main-svg .iciclelayer, .main-svg .pielayer'))"
 )
 

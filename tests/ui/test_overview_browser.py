@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import time
 
-from tests.ui.browser import CHART_CHECK_JS, wait_until_drawn
+from tests.ui.browser import CHART_CHECK_JS, IDLE_JS, wait_until_drawn
 
 SECTIONS = ("Hit rates & TTFT", "What explains the hit rate", "KV tiers & routing")
-IDLE_JS = "!document.querySelector(\"[data-testid='stStatusWidget']\")"
 
 
 SETTLED_JS = (

@@ -45,7 +45,8 @@ def test_choosing_a_trace_writes_it_into_the_url_and_the_url_reopens_it(browser,
     other.close()
     assert "traces_name=sample" in shared and num_errors == 0
     assert reopened == want
-    assert len(charts) == 8 and not tick_clashes(charts)  # every axis titled, no tick label on another
+    assert len(charts) == 8, [c["title"] for c in charts]
+    assert not tick_clashes(charts)  # every axis titled, no tick label on another
 
 
 def requests_metric_value_of_sample() -> str:
