@@ -98,9 +98,9 @@ def chromium() -> str:
     return path
 
 
-# The script run has ended by the app's own state flag (the status widget shows only after a delay, so
-# its absence alone passed mid-run, with the previous run's charts still on the page) and no stale
-# element from an earlier run is left.
+# The script run has ended by the app's own state flag (the status widget shows only 500 ms into a
+# run, so its absence alone passed mid-run, with the previous run's charts still on the page) and no
+# stale element from an earlier run is left.
 IDLE_JS = (
     "document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning' && "
     "!document.querySelector('[data-testid=stStatusWidget]')"
