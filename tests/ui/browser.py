@@ -105,8 +105,9 @@ IDLE_JS = (
     "document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning' && "
     "!document.querySelector('[data-testid=stStatusWidget]')"
 )
+QUIET_JS = "(" + IDLE_JS + ") && !document.querySelector('[data-stale=true]')"
 DRAWN_JS = (
-    IDLE_JS + " && !document.querySelector('[data-stale=true]') && "
+    QUIET_JS + " && "
     "[...document.querySelectorAll('.js-plotly-plot')].every(p => p.querySelector('.main-svg .cartesianlayer, .main-svg .barlayer, .main-svg .treemaplayer, .main-svg .iciclelayer, .main-svg .pielayer'))"
 )
 

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import time
 
-from tests.ui.browser import CHART_CHECK_JS, IDLE_JS, wait_until_drawn
+from tests.ui.browser import CHART_CHECK_JS, IDLE_JS, QUIET_JS, wait_until_drawn
 
 SECTIONS = ("Hit rates & TTFT", "What explains the hit rate", "KV tiers & routing")
 
 
-SETTLED_JS = (
-    "(" + IDLE_JS + ") && !document.querySelector('[data-stale=\"true\"]') && "
-    "[...document.querySelectorAll('.gtitle')].map(t => t.textContent).join('|')"
-)
+SETTLED_JS = QUIET_JS + " && [...document.querySelectorAll('.gtitle')].map(t => t.textContent).join('|')"
 
 
 def settle(page, timeout_s: float = 60) -> None:
