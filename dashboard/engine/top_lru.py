@@ -4,11 +4,13 @@ serve_request's generic path reaches each cache through dispatch.py and keeps ev
 and size in memory, so each insert's stores make the next access load them again (the state's
 arrays may alias, as far as the compiler knows). When a pod's top tier is LRU (vLLM's policy,
 the default) and no policy reads block keys, the top tier's moves, those of replay_lru_single,
-run with its list's ends and size in registers and are written back at the request's end; the
-lower tiers and the EPP view go through the shared code. On the conversation trace `run_replay`
-of one pod took 6.8 -> 4.3 ms, 8 pods under the prefix router with HBM only 14 -> 6-8 ms and with
-a CPU tier 17.4 -> 14.5 ms (docs/engine.md). The pure-Python twin of the cluster holds it
-to the same hits (tests/engine/test_twins_property.py).
+run with its list's ends and size in registers and are written back at the request's end, and
+so do a second tier's when it is LRU too (its hits and the top tier's demoted victims); a third
+tier and the EPP view go through the shared code. On the conversation trace `run_replay` of one
+pod took 6.8 -> 4.3 ms, 8 pods under the prefix router with HBM only 14 -> 6-8 ms and with a CPU
+tier 17.4 -> 14.5 ms, then `simulate` of that 12.4 -> 10.7 ms with the CPU tier's ends in
+registers too (docs/engine.md). The pure-Python twin of the cluster holds it to the same hits
+(tests/engine/test_twins_property.py).
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ def serve_top_lru(
     Blocks tail first: a run resident in the top tier spliced to its front; an absent block
     touched in the lower tier the lookup found it in, inserted at the top, the top's oldest
     evicted over capacity, told to the victim view (view >= 0) and demoted a tier down, as
-    insert_cascade does. The lower tiers and the view go through dispatch.py and views.py.
+    insert_cascade does. A second tier under LRU moves here, its ends in registers; other lower
+    tiers, a third tier and the view go through dispatch.py and views.py.
     """
     follow = view >= 0 and st.cap[view] > 0  # NOTE: a view with no room for victims is the top tier
     if num_tiers == 1 and not follow:
@@ -74,6 +77,18 @@ def serve_top_lru(
     s = st.link.shape[1] - NUM_LISTS + MAIN
     head, tail, size, cap = st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN], st.cap[c]
     offload = num_tiers > 1 and enable_offload
+    # NOTE: a second tier under LRU too (the default: every tier takes the pod's policy) keeps its
+    # ends and size in registers as well; any other goes through dispatch.py.
+    low = c + 1
+    low_lru = num_tiers > 1 and st.pol[low] == lru.POLICY_ID
+    head2, tail2, size2, cap2 = s, s, 0, 0
+    if low_lru:
+        head2, tail2, size2, cap2 = (
+            st.link[low, s, NEXT],
+            st.link[low, s, PREV],
+            st.lsize[low, MAIN],
+            st.cap[low],
+        )
     stored = 0
     k = blocks.shape[0] - 1
     while k >= 0:
@@ -85,7 +100,10 @@ def serve_top_lru(
             continue
         tick += 1
         if k < num_hits and hit_tier[k] > 0 and contains(st, c + hit_tier[k], bot):
-            touch(st, c + hit_tier[k], bot, tick, info)
+            if low_lru and hit_tier[k] == 1:
+                head2, tail2 = _to_front(st, low, s, bot, bot, head2, tail2)
+            else:
+                touch(st, c + hit_tier[k], bot, tick, info)
         head, tail = _push_front(st, c, s, bot, head, tail)
         size += 1
         victim = -1
@@ -95,9 +113,23 @@ def serve_top_lru(
         if follow:
             follow_top_insert(st, view, bot, victim)
         if offload and victim >= 0:
-            stored += demote(st, info, c, num_tiers, victim, tick)
+            if not low_lru:
+                stored += demote(st, info, c, num_tiers, victim, tick)
+            elif st.where[victim, low] != 0:  # demote's touch in the tier below
+                head2, tail2 = _to_front(st, low, s, victim, victim, head2, tail2)
+            else:  # demote's insert there, its victim on down
+                stored += 1
+                head2, tail2 = _push_front(st, low, s, victim, head2, tail2)
+                size2 += 1
+                if size2 > cap2:
+                    old, head2, tail2 = _pop_oldest(st, low, s, head2, tail2)
+                    size2 -= 1
+                    if num_tiers > 2:
+                        demote(st, info, low, num_tiers - 1, old, tick)
         k -= 1
     st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN] = head, tail, size
+    if low_lru:
+        st.link[low, s, NEXT], st.link[low, s, PREV], st.lsize[low, MAIN] = head2, tail2, size2
     return stored, tick
 
 
@@ -123,10 +155,17 @@ def demote(st: CacheState, info: tuple, c: int, num_tiers: int, b: int, tick: in
 def _splice_run(st: CacheState, c: int, s: int, blocks: np.ndarray, k: int, head: int, tail: int) -> tuple:
     """Move the resident run blocks[j..k] (lru.run_start) to the front at once; (j, head, tail)."""
     j = lru.run_start(st, c, blocks, k)
-    top, bot = blocks[j], blocks[k]
+    head, tail = _to_front(st, c, s, blocks[j], blocks[k], head, tail)
+    return j, head, tail
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _to_front(st: CacheState, c: int, s: int, top: int, bot: int, head: int, tail: int) -> tuple:
+    """Move the resident run linked top … bot (one block when top == bot) to the most recent end,
+    in its order (lru.hit, lru.hit_run); (head, tail)."""
     before = st.link[c, top, PREV]
     if before == s:  # already the most recent
-        return j, head, tail
+        return head, tail
     after = st.link[c, bot, NEXT]
     st.link[c, before, NEXT] = after
     if after == s:
@@ -136,7 +175,7 @@ def _splice_run(st: CacheState, c: int, s: int, blocks: np.ndarray, k: int, head
     st.link[c, top, PREV] = s
     st.link[c, bot, NEXT] = head
     st.link[c, head, PREV] = bot
-    return j, top, tail
+    return top, tail
 
 
 @njit(cache=True, _nrt=False, inline="always")
