@@ -5,12 +5,12 @@ and size in memory, so each insert's stores make the next access load them again
 arrays may alias, as far as the compiler knows). When a pod's top tier is LRU (vLLM's policy,
 the default) and no policy reads block keys, the top tier's moves, those of replay_lru_single,
 run with its list's ends and size in registers and are written back at the request's end, and
-so do a second tier's when it is LRU too (its hits and the top tier's demoted victims); a third
-tier and the EPP view go through the shared code. On the conversation trace `run_replay` of one
-pod took 6.8 -> 4.3 ms, 8 pods under the prefix router with HBM only 14 -> 6-8 ms and with a CPU
-tier 17.4 -> 14.5 ms, then `simulate` of that 12.4 -> 10.7 ms with the CPU tier's ends in
-registers too (docs/engine.md). The pure-Python twin of the cluster holds it to the same hits
-(tests/engine/test_twins_property.py).
+so do a second tier's when it is LRU too (its hits and the top tier's demoted victims) and the
+EPP view's victim list (views.follow_top_insert's moves); a third tier goes through the shared
+code. On the conversation trace `run_replay` of one pod took 6.8 -> 4.3 ms, 8 pods under the
+prefix router with HBM only 14 -> 6-8 ms and with a CPU tier 17.4 -> 14.5 ms; then `simulate` of
+that 15.7 -> 14.1 ms with the CPU tier's and the view's ends in registers too (docs/engine.md).
+The pure-Python twin of the cluster holds it to the same hits (tests/engine/test_twins_property.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from numba import njit
 from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, touch
 from dashboard.engine.policies.state import MAIN, NEXT, NUM_LISTS, PREV, CacheState
-from dashboard.engine.views import follow_top_insert
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -31,7 +30,7 @@ def serve_alone(st: CacheState, c: int, blocks: np.ndarray) -> None:
     A victim view of a one-tier pod (views.py) is its tier and no victims.
     """
     s = st.link.shape[1] - NUM_LISTS + MAIN
-    head, tail, size, cap = st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN], st.cap[c]
+    head, tail, size, cap = _ends(st, c, s)
     k = blocks.shape[0] - 1
     while k >= 0:
         bot = blocks[k]
@@ -67,28 +66,23 @@ def serve_top_lru(
     Blocks tail first: a run resident in the top tier spliced to its front; an absent block
     touched in the lower tier the lookup found it in, inserted at the top, the top's oldest
     evicted over capacity, told to the victim view (view >= 0) and demoted a tier down, as
-    insert_cascade does. A second tier under LRU moves here, its ends in registers; other lower
-    tiers, a third tier and the view go through dispatch.py and views.py.
+    insert_cascade does. A second tier under LRU and the view's victim list move here, their ends
+    in registers; other lower tiers and a third tier go through dispatch.py.
     """
     follow = view >= 0 and st.cap[view] > 0  # NOTE: a view with no room for victims is the top tier
     if num_tiers == 1 and not follow:
         serve_alone(st, c, blocks)
         return 0, tick + blocks.shape[0]
     s = st.link.shape[1] - NUM_LISTS + MAIN
-    head, tail, size, cap = st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN], st.cap[c]
+    head, tail, size, cap = _ends(st, c, s)
     offload = num_tiers > 1 and enable_offload
     # NOTE: a second tier under LRU too (the default: every tier takes the pod's policy) keeps its
     # ends and size in registers as well; any other goes through dispatch.py.
     low = c + 1
     low_lru = num_tiers > 1 and st.pol[low] == lru.POLICY_ID
-    head2, tail2, size2, cap2 = s, s, 0, 0
-    if low_lru:
-        head2, tail2, size2, cap2 = (
-            st.link[low, s, NEXT],
-            st.link[low, s, PREV],
-            st.lsize[low, MAIN],
-            st.cap[low],
-        )
+    head2, tail2, size2, cap2 = _ends(st, low, s) if low_lru else (s, s, 0, 0)
+    # NOTE: and so does the view's victim list (views.follow_top_insert, the same moves)
+    vhead, vtail, vsize, vcap = _ends(st, view, s) if follow else (s, s, 0, 0)
     stored = 0
     k = blocks.shape[0] - 1
     while k >= 0:
@@ -110,8 +104,16 @@ def serve_top_lru(
         if size > cap:
             victim, head, tail = _pop_oldest(st, c, s, head, tail)
             size -= 1
-        if follow:
-            follow_top_insert(st, view, bot, victim)
+        if follow:  # bot leaves the victim list, the top's victim joins it, the oldest past capacity leaves
+            if st.where[bot, view] != 0:
+                vhead, vtail = _unlink(st, view, s, bot, vhead, vtail)
+                vsize -= 1
+            if victim >= 0:
+                vhead, vtail = _push_front(st, view, s, victim, vhead, vtail)
+                vsize += 1
+                if vsize > vcap:
+                    _, vhead, vtail = _pop_oldest(st, view, s, vhead, vtail)
+                    vsize -= 1
         if offload and victim >= 0:
             if not low_lru:
                 stored += demote(st, info, c, num_tiers, victim, tick)
@@ -130,6 +132,8 @@ def serve_top_lru(
     st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN] = head, tail, size
     if low_lru:
         st.link[low, s, NEXT], st.link[low, s, PREV], st.lsize[low, MAIN] = head2, tail2, size2
+    if follow:
+        st.link[view, s, NEXT], st.link[view, s, PREV], st.lsize[view, MAIN] = vhead, vtail, vsize
     return stored, tick
 
 
@@ -188,6 +192,29 @@ def _push_front(st: CacheState, c: int, s: int, b: int, head: int, tail: int) ->
         return b, b
     st.link[c, head, PREV] = b
     return b, tail
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _ends(st: CacheState, c: int, s: int) -> tuple:
+    """(head, tail, size, capacity) of cache c's main list, for the loop's registers."""
+    return st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN], st.cap[c]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _unlink(st: CacheState, c: int, s: int, b: int, head: int, tail: int) -> tuple:
+    """Remove resident block b from anywhere in the list; (head, tail)."""
+    st.where[b, c] = 0
+    p = st.link[c, b, PREV]
+    n = st.link[c, b, NEXT]
+    if p == s:
+        head = n
+    else:
+        st.link[c, p, NEXT] = n
+    if n == s:
+        tail = p
+    else:
+        st.link[c, n, PREV] = p
+    return head, tail
 
 
 @njit(cache=True, _nrt=False, inline="always")
