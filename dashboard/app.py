@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.ui import cached, sidebar
+from dashboard.ui import cached, heap, sidebar
 
 PAGES_DIR = "app_pages"
 
@@ -35,7 +35,10 @@ def main() -> None:
     if controls is None:
         sidebar.collector_status(None)
     st.session_state["app_selection"] = controls
-    nav.run()
+    try:
+        nav.run()
+    finally:  # NOTE: also when the page stops or reruns early (Streamlit's control-flow exceptions)
+        heap.freeze_after_imports()
 
 
 main()
