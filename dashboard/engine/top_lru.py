@@ -6,11 +6,12 @@ arrays may alias, as far as the compiler knows). When a pod's top tier is LRU (v
 the default) and no policy reads block keys, the top tier's moves, those of replay_lru_single,
 run with its list's ends and size in registers and are written back at the request's end, and
 so do a second tier's when it is LRU too (its hits and the top tier's demoted victims) and the
-EPP view's victim list (views.follow_top_insert's moves); a third tier goes through the shared
-code. On the conversation trace `run_replay` of one pod took 6.8 -> 4.3 ms, 8 pods under the
-prefix router with HBM only 14 -> 6-8 ms and with a CPU tier 17.4 -> 14.5 ms; then `simulate` of
-that 15.7 -> 14.1 ms with the CPU tier's and the view's ends in registers too (docs/engine.md).
-The pure-Python twin of the cluster holds it to the same hits (tests/engine/test_twins_property.py).
+EPP view's victim list (views.follow_victims); the moves are lru_registers.py's, and a third
+tier goes through the shared code. On the conversation trace `run_replay` of one pod took
+6.8 -> 4.3 ms, 8 pods under the prefix router with HBM only 14 -> 6-8 ms and with a CPU tier
+17.4 -> 14.5 ms; then `simulate` of that 15.7 -> 14.1 ms with the CPU tier's and the view's ends
+in registers too (docs/engine.md). The pure-Python twin of the cluster holds it to the same hits
+(tests/engine/test_twins_property.py).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from dashboard.engine.lru_registers import ends, pop_oldest, push_front, store_ends, to_front
 from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, touch
-from dashboard.engine.policies.state import MAIN, NEXT, NUM_LISTS, PREV, CacheState
+from dashboard.engine.policies.state import MAIN, NUM_LISTS, CacheState
+from dashboard.engine.views import follow_victims
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -30,7 +33,7 @@ def serve_alone(st: CacheState, c: int, blocks: np.ndarray) -> None:
     A victim view of a one-tier pod (views.py) is its tier and no victims.
     """
     s = st.link.shape[1] - NUM_LISTS + MAIN
-    head, tail, size, cap = _ends(st, c, s)
+    head, tail, size, cap = ends(st, c, s)
     k = blocks.shape[0] - 1
     while k >= 0:
         bot = blocks[k]
@@ -38,13 +41,13 @@ def serve_alone(st: CacheState, c: int, blocks: np.ndarray) -> None:
             j, head, tail = _splice_run(st, c, s, blocks, k, head, tail)
             k = j - 1
             continue
-        head, tail = _push_front(st, c, s, bot, head, tail)
+        head, tail = push_front(st, c, s, bot, head, tail)
         size += 1
         if size > cap:
-            _, head, tail = _pop_oldest(st, c, s, head, tail)
+            _, head, tail = pop_oldest(st, c, s, head, tail)
             size -= 1
         k -= 1
-    st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN] = head, tail, size
+    store_ends(st, c, s, head, tail, size)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -74,15 +77,15 @@ def serve_top_lru(
         serve_alone(st, c, blocks)
         return 0, tick + blocks.shape[0]
     s = st.link.shape[1] - NUM_LISTS + MAIN
-    head, tail, size, cap = _ends(st, c, s)
+    head, tail, size, cap = ends(st, c, s)
     offload = num_tiers > 1 and enable_offload
     # NOTE: a second tier under LRU too (the default: every tier takes the pod's policy) keeps its
     # ends and size in registers as well; any other goes through dispatch.py.
     low = c + 1
     low_lru = num_tiers > 1 and st.pol[low] == lru.POLICY_ID
-    head2, tail2, size2, cap2 = _ends(st, low, s) if low_lru else (s, s, 0, 0)
-    # NOTE: and so does the view's victim list (views.follow_top_insert, the same moves)
-    vhead, vtail, vsize, vcap = _ends(st, view, s) if follow else (s, s, 0, 0)
+    head2, tail2, size2, cap2 = ends(st, low, s) if low_lru else (s, s, 0, 0)
+    # NOTE: and so does the view's victim list (views.follow_victims)
+    vhead, vtail, vsize, vcap = ends(st, view, s) if follow else (s, s, 0, 0)
     stored = 0
     k = blocks.shape[0] - 1
     while k >= 0:
@@ -95,45 +98,37 @@ def serve_top_lru(
         tick += 1
         if k < num_hits and hit_tier[k] > 0 and contains(st, c + hit_tier[k], bot):
             if low_lru and hit_tier[k] == 1:
-                head2, tail2 = _to_front(st, low, s, bot, bot, head2, tail2)
+                head2, tail2 = to_front(st, low, s, bot, bot, head2, tail2)
             else:
                 touch(st, c + hit_tier[k], bot, tick, info)
-        head, tail = _push_front(st, c, s, bot, head, tail)
+        head, tail = push_front(st, c, s, bot, head, tail)
         size += 1
         victim = -1
         if size > cap:
-            victim, head, tail = _pop_oldest(st, c, s, head, tail)
+            victim, head, tail = pop_oldest(st, c, s, head, tail)
             size -= 1
-        if follow:  # bot leaves the victim list, the top's victim joins it, the oldest past capacity leaves
-            if st.where[bot, view] != 0:
-                vhead, vtail = _unlink(st, view, s, bot, vhead, vtail)
-                vsize -= 1
-            if victim >= 0:
-                vhead, vtail = _push_front(st, view, s, victim, vhead, vtail)
-                vsize += 1
-                if vsize > vcap:
-                    _, vhead, vtail = _pop_oldest(st, view, s, vhead, vtail)
-                    vsize -= 1
+        if follow:
+            vhead, vtail, vsize = follow_victims(st, view, s, bot, victim, vhead, vtail, vsize, vcap)
         if offload and victim >= 0:
             if not low_lru:
                 stored += demote(st, info, c, num_tiers, victim, tick)
             elif st.where[victim, low] != 0:  # demote's touch in the tier below
-                head2, tail2 = _to_front(st, low, s, victim, victim, head2, tail2)
+                head2, tail2 = to_front(st, low, s, victim, victim, head2, tail2)
             else:  # demote's insert there, its victim on down
                 stored += 1
-                head2, tail2 = _push_front(st, low, s, victim, head2, tail2)
+                head2, tail2 = push_front(st, low, s, victim, head2, tail2)
                 size2 += 1
                 if size2 > cap2:
-                    old, head2, tail2 = _pop_oldest(st, low, s, head2, tail2)
+                    old, head2, tail2 = pop_oldest(st, low, s, head2, tail2)
                     size2 -= 1
                     if num_tiers > 2:
                         demote(st, info, low, num_tiers - 1, old, tick)
         k -= 1
-    st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN] = head, tail, size
+    store_ends(st, c, s, head, tail, size)
     if low_lru:
-        st.link[low, s, NEXT], st.link[low, s, PREV], st.lsize[low, MAIN] = head2, tail2, size2
+        store_ends(st, low, s, head2, tail2, size2)
     if follow:
-        st.link[view, s, NEXT], st.link[view, s, PREV], st.lsize[view, MAIN] = vhead, vtail, vsize
+        store_ends(st, view, s, vhead, vtail, vsize)
     return stored, tick
 
 
@@ -153,77 +148,9 @@ def demote(st: CacheState, info: tuple, c: int, num_tiers: int, b: int, tick: in
         t += 1
 
 
-# The list moves with the ends (head = most recent, tail = oldest; s, the sentinel, when empty) in
-# registers: link[c, s] is written back by the caller at the request's end.
 @njit(cache=True, _nrt=False, inline="always")
 def _splice_run(st: CacheState, c: int, s: int, blocks: np.ndarray, k: int, head: int, tail: int) -> tuple:
     """Move the resident run blocks[j..k] (lru.run_start) to the front at once; (j, head, tail)."""
     j = lru.run_start(st, c, blocks, k)
-    head, tail = _to_front(st, c, s, blocks[j], blocks[k], head, tail)
+    head, tail = to_front(st, c, s, blocks[j], blocks[k], head, tail)
     return j, head, tail
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _to_front(st: CacheState, c: int, s: int, top: int, bot: int, head: int, tail: int) -> tuple:
-    """Move the resident run linked top … bot (one block when top == bot) to the most recent end,
-    in its order (lru.hit, lru.hit_run); (head, tail)."""
-    before = st.link[c, top, PREV]
-    if before == s:  # already the most recent
-        return head, tail
-    after = st.link[c, bot, NEXT]
-    st.link[c, before, NEXT] = after
-    if after == s:
-        tail = before
-    else:
-        st.link[c, after, PREV] = before
-    st.link[c, top, PREV] = s
-    st.link[c, bot, NEXT] = head
-    st.link[c, head, PREV] = bot
-    return top, tail
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _push_front(st: CacheState, c: int, s: int, b: int, head: int, tail: int) -> tuple:
-    """Insert absent block b as the most recent; (head, tail)."""
-    st.where[b, c] = 1
-    st.link[c, b, PREV] = s
-    st.link[c, b, NEXT] = head
-    if head == s:
-        return b, b
-    st.link[c, head, PREV] = b
-    return b, tail
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _ends(st: CacheState, c: int, s: int) -> tuple:
-    """(head, tail, size, capacity) of cache c's main list, for the loop's registers."""
-    return st.link[c, s, NEXT], st.link[c, s, PREV], st.lsize[c, MAIN], st.cap[c]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _unlink(st: CacheState, c: int, s: int, b: int, head: int, tail: int) -> tuple:
-    """Remove resident block b from anywhere in the list; (head, tail)."""
-    st.where[b, c] = 0
-    p = st.link[c, b, PREV]
-    n = st.link[c, b, NEXT]
-    if p == s:
-        head = n
-    else:
-        st.link[c, p, NEXT] = n
-    if n == s:
-        tail = p
-    else:
-        st.link[c, n, PREV] = p
-    return head, tail
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _pop_oldest(st: CacheState, c: int, s: int, head: int, tail: int) -> tuple:
-    """Evict the oldest block; (it, head, tail)."""
-    victim = tail
-    tail = st.link[c, victim, PREV]
-    st.where[victim, c] = 0
-    if tail == s:
-        return victim, s, tail
-    st.link[c, tail, NEXT] = s
-    return victim, head, tail

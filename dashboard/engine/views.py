@@ -15,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from dashboard.engine.lru_registers import ends, pop_oldest, push_front, store_ends, unlink
 from dashboard.engine.policies.dispatch import contains, insert, run_start, touch_run
-from dashboard.engine.policies.state import MAIN, CacheState, list_oldest, list_push_front, list_unlink
+from dashboard.engine.policies.state import MAIN, NUM_LISTS, CacheState
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -35,18 +36,31 @@ def plain_view_access(st: CacheState, view: int, blocks: np.ndarray, tick: int, 
 
 @njit(cache=True, _nrt=False, inline="always")
 def follow_top_insert(st: CacheState, view: int, b: int, evicted: int) -> None:
+    """The top tier inserted b and evicted `evicted` (or -1): follow_victims with the victim
+    list's ends in memory (the generic path, cluster_kernel.insert_cascade)."""
+    s = st.link.shape[1] - NUM_LISTS + MAIN
+    head, tail, size, cap = ends(st, view, s)
+    head, tail, size = follow_victims(st, view, s, b, evicted, head, tail, size, cap)
+    store_ends(st, view, s, head, tail, size)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def follow_victims(
+    st: CacheState, view: int, s: int, b: int, evicted: int, head: int, tail: int, size: int, cap: int
+) -> tuple:
     """The top tier inserted b and evicted `evicted` (or -1): b leaves the victim list, `evicted`
-    joins it at the front, and the oldest victim past the view's capacity leaves the view."""
+    joins it at the front, and the oldest victim past the view's capacity leaves the view; the
+    list's ends and size in the caller's registers (lru_registers.py); (head, tail, size)."""
     if st.where[b, view] != 0:
-        list_unlink(st, view, b, MAIN)
-        st.where[b, view] = 0
+        head, tail = unlink(st, view, s, b, head, tail)
+        size -= 1
     if evicted >= 0:
-        st.where[evicted, view] = 1
-        list_push_front(st, view, evicted, MAIN)
-        if st.lsize[view, MAIN] > st.cap[view]:
-            old = list_oldest(st, view, MAIN)
-            list_unlink(st, view, old, MAIN)
-            st.where[old, view] = 0
+        head, tail = push_front(st, view, s, evicted, head, tail)
+        size += 1
+        if size > cap:
+            _, head, tail = pop_oldest(st, view, s, head, tail)
+            size -= 1
+    return head, tail, size
 
 
 @njit(cache=True, _nrt=False, inline="always")

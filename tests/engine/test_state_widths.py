@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from dashboard.engine import cluster_kernel, routers, top_lru, views
+from dashboard.engine import cluster_kernel, lru_registers, routers, top_lru, views
 from dashboard.engine.policies import POLICIES, dispatch
 from dashboard.engine.replay import _state
 from tests.engine.gen import trace_from_paths
@@ -39,7 +39,7 @@ def test_a_policy_touches_the_heap_exactly_when_its_registry_row_says_so(name):
     assert bool(HEAP.search(source)) == POLICIES[name].uses_heap, name
 
 
-@pytest.mark.parametrize("module", [dispatch, cluster_kernel, top_lru, routers, views])
+@pytest.mark.parametrize("module", [dispatch, cluster_kernel, top_lru, lru_registers, routers, views])
 def test_no_shared_kernel_reads_the_keys_or_the_heap(module):
     source = inspect.getsource(module)
     assert not KEYS.search(source) and not HEAP.search(source), module.__name__
