@@ -6,7 +6,7 @@ arrays may alias, as far as the compiler knows). When a pod's top tier is LRU (v
 the default) and no policy reads block keys, the top tier's moves, those of replay_lru_single,
 run with its list's ends and size in registers and are written back at the request's end, and
 so do a second tier's when it is LRU too (its hits and the top tier's demoted victims) and the
-EPP view's victim list (views.follow_victims); the moves are lru_registers.py's, and a third
+EPP view's victim list (views.follow_victims); the moves are policies/lru_registers.py's, and a third
 tier goes through the shared code. On the conversation trace `run_replay` of one pod took
 6.8 -> 4.3 ms, 8 pods under the prefix router with HBM only 14 -> 6-8 ms and with a CPU tier
 17.4 -> 14.5 ms; then `simulate` of that 15.7 -> 14.1 ms with the CPU tier's and the view's ends
@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dashboard.engine.lru_registers import ends, pop_oldest, push_front, store_ends, to_front
 from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, touch
+from dashboard.engine.policies.lru_registers import ends, pop_oldest, push_front, store_ends, to_front
 from dashboard.engine.policies.state import MAIN, NUM_LISTS, CacheState
 from dashboard.engine.views import follow_victims
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dashboard.engine.lru_registers import ends, pop_oldest, push_front, store_ends, unlink
 from dashboard.engine.policies.dispatch import contains, insert, run_start, touch_run
+from dashboard.engine.policies.lru_registers import ends, pop_oldest, push_front, store_ends, unlink
 from dashboard.engine.policies.state import MAIN, NUM_LISTS, CacheState
 
 
@@ -50,7 +50,7 @@ def follow_victims(
 ) -> tuple:
     """The top tier inserted b and evicted `evicted` (or -1): b leaves the victim list, `evicted`
     joins it at the front, and the oldest victim past the view's capacity leaves the view; the
-    list's ends and size in the caller's registers (lru_registers.py); (head, tail, size)."""
+    list's ends and size in the caller's registers (policies/lru_registers.py); (head, tail, size)."""
     if st.where[b, view] != 0:
         head, tail = unlink(st, view, s, b, head, tail)
         size -= 1

@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from dashboard.engine import cluster_kernel, lru_registers, routers, top_lru, views
-from dashboard.engine.policies import POLICIES, dispatch
+from dashboard.engine import cluster_kernel, routers, top_lru, views
+from dashboard.engine.policies import POLICIES, dispatch, lru_registers
 from dashboard.engine.replay import _state
 from tests.engine.gen import trace_from_paths
 

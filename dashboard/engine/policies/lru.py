@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from dashboard.engine.policies.lru_registers import to_front
 from dashboard.engine.policies.state import (
     MAIN,
     NEXT,
@@ -49,19 +50,9 @@ def run_start(st: CacheState, c: int, blocks: np.ndarray, k: int) -> int:
 @njit(cache=True, _nrt=False, inline="always")
 def hit_run(st: CacheState, c: int, blocks: np.ndarray, j: int, k: int) -> None:
     """Touch blocks[k] down to blocks[j] (a run from run_start): splice the run to the front at once."""
-    top, bot = blocks[j], blocks[k]
-    before = st.link[c, top, PREV]
     s = st.link.shape[1] - NUM_LISTS + MAIN
-    if before == s:  # already the most recent
-        return
-    after = st.link[c, bot, NEXT]
-    st.link[c, before, NEXT] = after
-    st.link[c, after, PREV] = before
-    first = st.link[c, s, NEXT]
-    st.link[c, top, PREV] = s
-    st.link[c, bot, NEXT] = first
-    st.link[c, first, PREV] = bot
-    st.link[c, s, NEXT] = top
+    head, tail = to_front(st, c, s, blocks[j], blocks[k], st.link[c, s, NEXT], st.link[c, s, PREV])
+    st.link[c, s, NEXT], st.link[c, s, PREV] = head, tail
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -3,7 +3,8 @@ empty) and size in the caller's registers rather than in `link[c, s]` and `lsize
 
 NOTE: the caller loads them with `ends`, moves, and writes them back with `store_ends` at the end
 of a request: the state's arrays may alias as far as the compiler knows, so with the ends in
-memory every store made the next move load them again (engine/top_lru.py, views.py). Only
+memory every store made the next move load them again (engine/top_lru.py, views.py); lru.py
+splices a run with its ends in memory through `to_front` too. Only
 `where` flags 0/1 are written: LRU's and the victim view's (state.py).
 """
 
