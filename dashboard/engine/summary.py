@@ -55,6 +55,17 @@ def row_sums(table: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True)
+def column_sums(table: np.ndarray) -> np.ndarray:
+    """Per-column sums of a (requests × tiers) table as int64 (numpy's axis=0 sum with a dtype
+    took 0.15 ms for 12k × 3, a seventh of a summary)."""
+    out = np.zeros(table.shape[1], np.int64)
+    for i in range(table.shape[0]):
+        for t in range(table.shape[1]):
+            out[t] += table[i, t]
+    return out
+
+
 def outcome_codes(outcome: ReplayOutcome, hits: np.ndarray | None = None) -> np.ndarray:
     """Per request: 0 miss, else 1 + deepest tier index (partial) or 1 + tiers + index (full)."""
     hits = row_sums(outcome.hit_blocks) if hits is None else hits
@@ -170,8 +181,8 @@ def summarize(
 ) -> ReplaySummary:
     """Every figure of a replay from its per-request outcome."""
     num_accesses = trace.num_block_accesses
-    tier_blocks = outcome.hit_blocks.sum(axis=0, dtype=np.int64).tolist()
-    tier_tokens = outcome.cached_tokens.sum(axis=0, dtype=np.int64).tolist()
+    tier_blocks = column_sums(outcome.hit_blocks).tolist()
+    tier_tokens = column_sums(outcome.cached_tokens).tolist()
     block_hits, token_hits = sum(tier_blocks), sum(tier_tokens)
     num_tokens = int(trace.input_tokens.sum())
     tiers = {

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from dashboard.engine.summary import FRACTIONS, NUM_TTFT_BINS, QUANTILES, quantiles_s, ttft_histogram
+from dashboard.engine.summary import (
+    FRACTIONS,
+    NUM_TTFT_BINS,
+    QUANTILES,
+    column_sums,
+    quantiles_s,
+    row_sums,
+    ttft_histogram,
+)
 from dashboard.engine.summary_stats import group_by, interpolate, per_pod_sums, percentiles
 
 PERCENTS = list(QUANTILES.values())
@@ -67,3 +75,13 @@ def test_per_pod_sums_equal_bincount():
     assert requests.tolist() == np.bincount(pod, minlength=8).tolist()
     assert hit_sums.tolist() == np.bincount(pod, weights=hits, minlength=8).astype(int).tolist()
     assert block_sums.tolist() == np.bincount(pod, weights=blocks, minlength=8).astype(int).tolist()
+
+
+def test_column_and_row_sums_equal_numpy_without_overflow():
+    rng = np.random.default_rng(9)
+    for dtype in (np.int32, np.int64):
+        for rows, cols in ((0, 3), (1, 1), (12_031, 3)):
+            # NOTE: near int32's top, so a sum kept in the table's own dtype would wrap
+            table = rng.integers(2**30, 2**31 - 1, (rows, cols)).astype(dtype)
+            assert column_sums(table).tolist() == table.sum(axis=0, dtype=np.int64).tolist()
+            assert row_sums(table).tolist() == table.sum(axis=1, dtype=np.int64).tolist()
