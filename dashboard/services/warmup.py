@@ -84,6 +84,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
     """(what is compiled, how) in the order `kvscope warmup` runs them."""
     # NOTE: imported here, not at the top, so `is_warm()` answers without loading numba (make run calls it).
     from dashboard.engine.mrc import lru_mrc
+    from dashboard.engine.mrc_sampled import sampling_units
     from dashboard.engine.policies import policy_names
     from dashboard.engine.policies.learned import LearnedOptions
     from dashboard.engine.replay import learned_inputs, replay_single_cache
@@ -100,7 +101,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
             lambda: [replay_single_cache(trace, 2, p) for p in policy_names()],
         ),
         ("learned policy's scores and block rules", lambda: learned_inputs(trace, LearnedOptions())),
-        ("miss-ratio curve", lambda: lru_mrc(trace)),
+        ("miss-ratio curves", lambda: (lru_mrc(trace), sampling_units(trace))),
         ("capacity planner", lambda: _planner(trace)),
         ("Prometheus answer scanner", lambda: parse_matrix_answer(_ANSWER, "warmup")),
     ]
