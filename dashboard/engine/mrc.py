@@ -38,9 +38,8 @@ def _fenwick_prefix(tree: np.ndarray, i: int) -> int:
     return total
 
 
-@njit(
-    cache=True, nogil=True
-)  # NOTE: nogil: a sampled curve's control runs beside its replays (mrc_sampled.py)
+# NOTE: nogil: a sampled curve's exact LRU control runs beside its replays (mrc_sampled.py)
+@njit(cache=True, nogil=True)
 def stack_distance_histograms(
     offsets: np.ndarray, block_ids: np.ndarray, input_tokens: np.ndarray, block_tokens: int, num_blocks: int
 ) -> tuple[np.ndarray, np.ndarray]:
