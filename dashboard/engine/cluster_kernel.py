@@ -11,6 +11,7 @@ from dashboard.engine.latency import prefill_seconds, time_heap_pop, time_heap_p
 from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, rescore, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
+from dashboard.engine.slab_ids import give_ids, replay_ids
 from dashboard.engine.top_lru import demote, serve_top_lru
 
 
@@ -232,8 +233,14 @@ def run_cluster(
     lat,
     hbm_capacity,
     refresh_info,
+    ids,
+    slabs,
 ):
-    """Replay every request in arrival order; returns the ReplayOutcome arrays in field order."""
+    """Replay every request in arrival order; returns the ReplayOutcome arrays in field order.
+
+    ids, slabs: slab_ids.new_slabs to number blocks by pod as they are served (ids then fills in), or
+    an empty ids to index the caches by the trace's own ids.
+    """
     n = arrival_s.shape[0]
     # NOTE: empty where every request writes its entry (only hit blocks are added up): no zeroing pass
     out = (
@@ -260,6 +267,7 @@ def run_cluster(
         (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),
         (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),
         np.ones(1),  # the EPP view's one tier weight
+        np.zeros(max(max_len, 1), np.int32),  # a request's blocks by replay id (slab_ids)
     )
     # NOTE: the loop runs in a function without reference counting: here, every read of a
     # CacheState member would cost an atomic incref/decref (state.py), 5x the whole replay.
@@ -279,6 +287,7 @@ def run_cluster(
         hbm_capacity,
         refresh_info,
         rules,
+        (ids, slabs),
         out,
         scratch,
     )
@@ -288,7 +297,7 @@ def run_cluster(
 @njit(cache=True, _nrt=False)
 def replay_requests(
     trace, block_tokens, st, info, tier_ids, tier_weight, enable_offload, view_base, victim_views, segs,
-    events, lat, hbm_capacity, refresh_info, rules, out, scratch,
+    events, lat, hbm_capacity, refresh_info, rules, numbering, out, scratch,
 ):  # fmt: skip
     """run_cluster's loop over requests, filling out; allocates nothing."""
     arrival_s, offsets, block_ids, input_tokens, output_tokens, req_score, next_use, affinity = trace
@@ -296,7 +305,9 @@ def replay_requests(
     seg_time, seg_router, seg_weights, seg_seed = segs
     ev_time, ev_pod = events
     pod_of, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
-    per_pod, hit_tier, counters, sizes, starts, finishes, ones = scratch
+    per_pod, hit_tier, counters, sizes, starts, finishes, ones, local = scratch
+    ids, slabs = numbering
+    by_slab, unseen = ids.shape[0] > 0, st.where.shape[0] - 1
     queue_len, inflight, kv_util, free_at, last_cold, matched = (
         per_pod[0], per_pod[1], per_pod[2], per_pod[3], per_pod[4], per_pod[5]
     )  # fmt: skip
@@ -319,6 +330,9 @@ def replay_requests(
             kv_util[p] = min(inflight[p] / hbm_capacity[p], 1.0) if hbm_capacity[p] > 0 else 1.0
         lo, hi = offsets[i], offsets[i + 1]
         blocks = block_ids[lo:hi]
+        fresh = False
+        if by_slab:
+            blocks, fresh = replay_ids(block_ids[lo:hi], ids, unseen, local)
         pod, predicted[i] = choose_pod(
             seg_router[seg],
             seg_weights[seg],
@@ -339,6 +353,8 @@ def replay_requests(
             ones,
         )
         pod_of[i] = pod
+        if fresh:
+            give_ids(block_ids[lo:hi], blocks, ids, unseen, pod, slabs)
         stored[i], tick = serve_request(
             st,
             info,
@@ -357,7 +373,7 @@ def replay_requests(
         )
         if view_base >= 0 and not victim_views:
             V.plain_view_access(st, view_base + pod, blocks, tick, info)
-        if sup_parent[i] >= 0:
+        if sup_parent[i] >= 0:  # NOTE: the learned policy's rules: its replays keep the trace's ids
             p = sup_parent[i]
             tail = block_ids[offsets[p] + sup_from[i] : offsets[p + 1]]
             supersede(st, info, pod * num_tiers, num_tiers, tail, req_score[p], sup_adjust[i])

@@ -24,6 +24,7 @@ from dashboard.engine.policies.lru import replay_lru_single
 from dashboard.engine.policies.state import BlockInfo, CacheSnapshot, CacheState, snapshot
 from dashboard.engine.policies.state_pool import give_back, take_state
 from dashboard.engine.sessions import session_structure
+from dashboard.engine.slab_ids import id_space, new_slabs, trace_ids
 
 __all__ = ["LearnedOptions", "replay_single_cache", "simulate", "cache_snapshots", "block_hit_ratio"]
 
@@ -131,9 +132,11 @@ def _policy_inputs(trace: Trace, names: set[str], options: LearnedOptions) -> tu
     return keys, rules, next_use
 
 
-def _state(trace: Trace, caps: list[int], names: list[str]) -> tuple:
+def _state(trace: Trace, caps: list[int], names: list[str], space: int | None = None) -> tuple:
+    """An empty state for caps; space: the block ids it indexes (the trace's, unless slab_ids renumbers)."""
     n_blocks = max(trace.num_blocks, 1)
     caps = [min(int(c), n_blocks) for c in caps]
+    n_blocks = max(space or 0, n_blocks)
     heap_slots = max(
         [2 * c + 16 for c, nm in zip(caps, names, strict=True) if policy_info(nm).uses_heap] or [1]
     )
@@ -219,7 +222,7 @@ def simulate(
     learned: LearnedOptions | None = None,
 ) -> ReplayOutcome:
     """Replay trace through config's pods × tiers and router; events restart pods or switch routers."""
-    outcome, st = _simulate(trace, config, events, learned)
+    outcome, st, _ = _simulate(trace, config, events, learned)
     give_back(st)
     return outcome
 
@@ -236,8 +239,9 @@ def cache_snapshots(
     upto=N stops after the first N requests, every input still worked out from the whole trace:
     the state a full replay passes through after N (the causality tests compare it).
     """
-    st = _simulate(trace, config, events, learned, upto)[1]
-    snapshots = [snapshot(st, c) for c in range(st.cap.shape[0])]
+    _, st, ids = _simulate(trace, config, events, learned, upto)
+    back = trace_ids(ids, st.where.shape[0]) if ids.shape[0] else None
+    snapshots = [_in_trace_ids(snapshot(st, c), back) for c in range(st.cap.shape[0])]
     view_base = config.num_pods * len(config.tiers)
     if st.cap.shape[0] > view_base and config.tiers[0].policy == "lru":  # victim views (views.py)
         for pod in range(config.num_pods):
@@ -245,6 +249,26 @@ def cache_snapshots(
             snapshots[view_base + pod] = _full_view(snapshots[view_base + pod], top)
     give_back(st)
     return snapshots
+
+
+def _in_trace_ids(snap: CacheSnapshot, back: np.ndarray | None) -> CacheSnapshot:
+    """snap in the trace's block ids, where back maps the replay's (slab_ids.trace_ids)."""
+    if back is None:
+        return snap
+    blocks = tuple(sorted((int(back[b]), *rest) for b, *rest in snap.blocks))
+    lists = tuple(tuple(int(back[b]) for b in members) for members in snap.lists)
+    return CacheSnapshot(blocks, lists, snap.counts)
+
+
+def _uses_slab_ids(config: ClusterConfig, names: list[str]) -> bool:
+    """Whether blocks are numbered by pod as served (slab_ids.py): several pods that demote into a
+    lower tier, under list policies only.
+
+    NOTE: on the conversation trace, with a CPU tier 0.84-0.93 of the time (LRU, S3-FIFO; 2-8
+    pods); with HBM alone 1.09-1.12: the id lookup then costs more than the denser tables save.
+    """
+    lists_only = not any(policy_info(nm).uses_heap or policy_info(nm).reads_block_keys for nm in names)
+    return config.num_pods > 1 and len(config.tiers) > 1 and config.enable_offload and lists_only
 
 
 def _full_view(victims: CacheSnapshot, top: CacheSnapshot) -> CacheSnapshot:
@@ -260,7 +284,9 @@ def _simulate(
     events: tuple[ClusterEvent, ...],
     learned: LearnedOptions | None,
     upto: int | None = None,
-) -> tuple[ReplayOutcome, CacheState]:
+) -> tuple[ReplayOutcome, CacheState, np.ndarray]:
+    """The outcome, the state the caches ended in, and the replay id of each trace block (empty
+    when the caches index the trace's own ids)."""
     tier_ids = _check_config(config)
     segs, restarts = _schedule(config, events)
     infos = [routers.router_info(r.name) for _, r in segs]
@@ -275,7 +301,12 @@ def _simulate(
         if victim_views:
             total -= config.tiers[0].capacity_blocks
         caps, names = caps + [total] * num_pods, names + ["lru"] * num_pods
-    st = _state(trace, caps, names)
+    if _uses_slab_ids(config, names):
+        ids, slabs = new_slabs(trace.num_blocks, num_pods)
+        st = _state(trace, caps, names, id_space(trace.num_blocks, num_pods))
+    else:
+        ids, slabs = np.zeros(0, np.int32), np.zeros((1, 2), np.int64)
+        st = _state(trace, caps, names)
     keys, rules, next_use = _policy_inputs(trace, set(names), learned or LearnedOptions())
     if any(r.name == "session_affinity" for _, r in segs):
         _, session, _ = session_structure(trace)
@@ -314,6 +345,8 @@ def _simulate(
         latency_model(config.hardware, config.model).as_array(),
         np.full(num_pods, gpu[0].capacity_blocks, np.float64),
         reads_keys,
+        ids,
+        slabs,
     )
     pod, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
     outcome = ReplayOutcome(
@@ -329,4 +362,4 @@ def _simulate(
         stored_blocks=stored,
         predicted_hit_ratio=predicted,
     )
-    return outcome, st
+    return outcome, st, ids
