@@ -307,7 +307,7 @@ def replay_requests(
     pod_of, hit_blocks, cached, queue_s, load_s, prefill_s, ttft_s, finish_s, stored, predicted = out
     per_pod, hit_tier, counters, sizes, starts, finishes, ones, local = scratch
     ids, slabs = numbering
-    by_slab, unseen = ids.shape[0] > 0, st.where.shape[0] - 1
+    by_slab, unseen = ids.shape[0] > 0, st.where.shape[0] - 1  # NOTE: the state spans slab_ids.id_space
     queue_len, inflight, kv_util, free_at, last_cold, matched = (
         per_pod[0], per_pod[1], per_pod[2], per_pod[3], per_pod[4], per_pod[5]
     )  # fmt: skip
