@@ -11,6 +11,7 @@ import pkgutil
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from dashboard import commands
@@ -24,6 +25,7 @@ from dashboard.engine.routers import ROUTERS
 from dashboard.store.db import open_store
 from dashboard.store.queries import list_queries, load_query, run_query
 from tests.sample_store import sample_store as copy_of_sample_store
+from tests.store.helpers import through_a_relation
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -204,6 +206,7 @@ def test_every_query_is_documented_and_returns_its_documented_columns(sample_sto
     assert list(frame.columns) == documented, (
         f"{name}.sql: columns {list(frame.columns)} != header {documented}"
     )
+    pd.testing.assert_frame_equal(frame, through_a_relation(sample_store, name, **params), check_exact=True)
 
 
 def test_queries_are_only_top_level_read_files() -> None:

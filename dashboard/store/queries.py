@@ -12,7 +12,6 @@ import math
 import re
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -21,7 +20,6 @@ from typing import Any
 
 import duckdb
 import pandas as pd
-import pyarrow as pa
 
 from dashboard.core import catalog
 from dashboard.core.config import QUERIES_DIR
@@ -29,14 +27,9 @@ from dashboard.store.db import Store, describe_store_error, store_error_kind
 
 log = logging.getLogger(__name__)
 
-# NOTE: run_query reads a DB-API result as Arrow, which DuckDB warns copies the rows once more
-# than a relation would. The rows are a capped query result; the relation binds the statement
-# twice (for its columns, then to run it), which cost an uncached Overview render 0.76-0.86 s of
-# CPU on the sample against 0.58-0.65 s this way (docs/scale.md).
-warnings.filterwarnings("ignore", "Arrow output on a DB-API result", UserWarning, __name__)
-
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_ROWS = 1_000_000
+CHUNK_VECTORS = 50  # DuckDB vectors of 2,048 rows: read ~100k rows at a time
 _PARAM_LINE = re.compile(r"^--\s+\$(\w+)\s+([A-Z]+(?:\[\])?)\s*(.*)$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)?$")
 # NOTE: any table function or statement that can take a path: read_*, *_scan, glob, the parquet
@@ -130,7 +123,8 @@ def run_query(
     timer = threading.Timer(timeout_s, cur.interrupt)
     timer.start()
     try:
-        # NOTE: execute, not sql(): see the warnings filter above
+        # NOTE: execute, not sql(): a relation binds the statement for its columns and then again to
+        # run it; an uncached Overview render on the sample takes ~0.9 of its CPU this way (docs/scale.md)
         frame = _fetch_capped(cur.execute(query.sql, bound or None), name, max_rows)
     except Exception as exc:
         if "INTERRUPT" in str(exc).upper():
@@ -245,12 +239,20 @@ def _strip_comments(sql: str) -> str:
 
 
 def _fetch_capped(result: Any, name: str, max_rows: int) -> pd.DataFrame:
-    reader = result.to_arrow_reader(100_000)
-    batches, num_rows = [], 0
-    for batch in reader:
-        num_rows += batch.num_rows
-        if num_rows > max_rows:
-            raise ValueError(f"query {name} returned more than {max_rows:,} rows; narrow the range")
-        batches.append(batch)
-    table = pa.Table.from_batches(batches, schema=reader.schema)
-    return table.to_pandas()
+    """The result's rows, read CHUNK_VECTORS at a time so a result over max_rows stops early.
+
+    NOTE: chunks of pandas, not a DB-API result's Arrow reader: that one holds every row before
+    its first batch (30M rows: 573 against 150 MiB).
+    """
+    chunks = [result.fetch_df_chunk(CHUNK_VECTORS)]  # NOTE: the first, even when empty, has the columns
+    num_rows = len(chunks[0])
+    while len(chunks[-1]) and num_rows <= max_rows:
+        chunks.append(result.fetch_df_chunk(CHUNK_VECTORS))
+        num_rows += len(chunks[-1])
+    if num_rows > max_rows:
+        raise ValueError(f"query {name} returned more than {max_rows:,} rows; narrow the range")
+    rows = [chunk for chunk in chunks if len(chunk)] or chunks[:1]
+    frame = rows[0] if len(rows) == 1 else pd.concat(rows, ignore_index=True)
+    # NOTE: a chunk whose text is all NULL (or that has no rows) types it as object, others as str
+    # (as Arrow does): text is str whatever the chunk held
+    return frame.astype({column: "str" for column, kind, *_ in result.description if str(kind) == "VARCHAR"})

@@ -43,3 +43,16 @@ def store_at_version(path: Path, last_version: int) -> Store:
             cur.execute(file.read_text())
             cur.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, file.stem])
     return store
+
+
+def through_a_relation(store: Store, name: str, **params) -> pd.DataFrame:
+    """A named query's rows as DuckDB's relation API reads them (what run_query did before it read
+    the DB-API result)."""
+    from dashboard.store.queries import bind_params, load_read_query
+
+    query = load_read_query(name)
+    cur = store.cursor()
+    try:
+        return cur.sql(query.sql, params=bind_params(query, params)).to_arrow_table().to_pandas()
+    finally:
+        cur.close()
