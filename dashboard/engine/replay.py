@@ -261,14 +261,16 @@ def _in_trace_ids(snap: CacheSnapshot, back: np.ndarray | None) -> CacheSnapshot
 
 
 def _uses_slab_ids(config: ClusterConfig, names: list[str]) -> bool:
-    """Whether blocks are numbered by pod as served (slab_ids.py): several pods that demote into a
-    lower tier, under list policies only.
+    """Whether blocks are numbered by pod as served (slab_ids.py): several pods under list policies,
+    but not pods of one LRU tier (no lower tier to demote into).
 
-    NOTE: on the conversation trace, with a CPU tier 0.84-0.93 of the time (LRU, S3-FIFO; 2-8
-    pods); with HBM alone 1.09-1.12: the id lookup then costs more than the denser tables save.
+    NOTE: on the conversation trace, 8 pods: with a CPU tier 0.84-0.93 of the time (LRU, S3-FIFO;
+    2-8 pods), HBM alone under S3-FIFO 0.87, ARC 0.95, FIFO 0.97; HBM alone under LRU 1.09-1.12:
+    its lean loop (top_lru.serve_alone) pays the id lookup and saves less than it costs.
     """
     lists_only = not any(policy_info(nm).uses_heap or policy_info(nm).reads_block_keys for nm in names)
-    return config.num_pods > 1 and len(config.tiers) > 1 and config.enable_offload and lists_only
+    lone_lru = config.tiers[0].policy == "lru" and (len(config.tiers) == 1 or not config.enable_offload)
+    return config.num_pods > 1 and lists_only and not lone_lru
 
 
 def _full_view(victims: CacheSnapshot, top: CacheSnapshot) -> CacheSnapshot:

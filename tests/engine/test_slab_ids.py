@@ -44,6 +44,8 @@ CONFIGS = [
     (4, "no_hit_lru", "fifo", (1, 1)),
     (3, "round_robin", "lru", (1_000, 2_000)),
     (2, "session_affinity", "s3fifo", (2_000, 500)),
+    (8, "prefix", "s3fifo", (2_284,)),
+    (3, "precise_prefix", "fifo", (900,)),
 ]
 
 
@@ -67,7 +69,8 @@ def test_numbering_by_slab_changes_no_outcome_and_no_cache_content(
     [
         (config(8, "prefix", "lru", (100, 200)), ["lru"], True),
         (config(1, "prefix", "lru", (100, 200)), ["lru"], False),  # one pod: its ids are already dense
-        (config(8, "prefix", "lru", (100,)), ["lru"], False),  # HBM alone: measured slower
+        (config(8, "prefix", "lru", (100,)), ["lru"], False),  # one LRU tier: measured slower
+        (config(8, "prefix", "s3fifo", (100,)), ["s3fifo"], True),
         (config(8, "prefix", "lfu", (100, 200)), ["lfu"], False),  # a heap compacts in id order
         (config(8, "prefix", "learned", (100, 200)), ["learned"], False),  # keys indexed by trace id
         (config(8, "prefix", "oracle", (100, 200)), ["oracle"], False),
