@@ -254,5 +254,10 @@ def _fetch_capped(result: Any, name: str, max_rows: int) -> pd.DataFrame:
     rows = [chunk for chunk in chunks if len(chunk)] or chunks[:1]
     frame = rows[0] if len(rows) == 1 else pd.concat(rows, ignore_index=True)
     # NOTE: a chunk whose text is all NULL (or that has no rows) types it as object, others as str
-    # (as Arrow does): text is str whatever the chunk held
-    return frame.astype({column: "str" for column, kind, *_ in result.description if str(kind) == "VARCHAR"})
+    # (as Arrow does): text is str whatever the chunk held; only such columns are converted
+    untyped = {
+        column: "str"
+        for column, kind, *_ in result.description
+        if str(kind) == "VARCHAR" and frame[column].dtype == object
+    }
+    return frame.astype(untyped) if untyped else frame

@@ -9,6 +9,7 @@ import duckdb
 import pandas as pd
 
 from dashboard.store.db import Store, migration_files
+from dashboard.store.queries import bind_params, load_read_query
 
 T0 = datetime(2026, 1, 1)
 SCRAPE_S = 15
@@ -48,8 +49,6 @@ def store_at_version(path: Path, last_version: int) -> Store:
 def through_a_relation(store: Store, name: str, **params) -> pd.DataFrame:
     """A named query's rows as DuckDB's relation API reads them (what run_query did before it read
     the DB-API result)."""
-    from dashboard.store.queries import bind_params, load_read_query
-
     query = load_read_query(name)
     cur = store.cursor()
     try:
