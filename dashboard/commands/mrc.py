@@ -99,6 +99,7 @@ def approximation(sampled: SampledCurve, num_requests: int) -> dict:
         "seed": sampled.seed,
         "requests_sampled": sampled.num_requests_sampled,
         "requests": num_requests,
+        "raised_capacities": sampled.raised_capacities,
         "max_abs_error": sampled.max_abs_error,
         "label": sampled.label(),
     }
@@ -115,7 +116,18 @@ def describe(sampled: SampledCurve, num_requests: int) -> str:
     )
     return (
         f"approximate: {sampled.label()}: {sampled.num_requests_sampled:,} of {num_requests:,} requests "
-        f"replayed (seed {sampled.seed}); {bound} (docs/whatif.md); drop --approx for the exact sweep"
+        f"replayed (seed {sampled.seed}){_raised(sampled)}; {bound} (docs/whatif.md); drop --approx for the "
+        "exact sweep"
+    )
+
+
+def _raised(sampled: SampledCurve) -> str:
+    """', N capacities near the shared prefixes at a higher rate' or ''."""
+    if not sampled.raised_capacities:
+        return ""
+    return (
+        f", {sampled.raised_capacities} capacities within reach of the {sampled.num_trunk_blocks:,} shared "
+        "prefix blocks at a higher rate"
     )
 
 

@@ -215,8 +215,9 @@ class SampledCurve:
     rate: float  # nominal share of sampling units kept; 1.0 means the exact sweep ran instead
     seed: int
     num_requests_sampled: int
-    num_trunk_blocks: int  # shared blocks kept whole in the sampled trace
+    num_trunk_blocks: int  # the trace's shared blocks, kept whole in every sample
     max_abs_error: float | None  # measured at this rate (engine/mrc_sampled.py); None: not measured
+    raised_capacities: int = 0  # capacities near the trunk sampled at a higher rate (or replayed exactly)
 
     @property
     def is_exact(self) -> bool:
@@ -224,7 +225,7 @@ class SampledCurve:
         return self.rate >= 1.0
 
     def label(self) -> str:
-        """How to name the curve in a legend, e.g. 's3fifo (sampled 5%, measured ±0.17)'."""
+        """How to name the curve in a legend, e.g. 's3fifo (sampled 5%, measured ±0.07)'."""
         if self.is_exact:
             return f"{self.policy} (exact)"
         bound = (

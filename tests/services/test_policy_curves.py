@@ -116,7 +116,7 @@ def test_the_note_says_how_sampled_curves_were_made_and_nothing_for_exact_ones(s
     sampled = [approximate_curve(conversation, p, caps) for p in ("arc", "fifo")]
     note = approximation_note([exact, *sampled])
     assert note.startswith("Curves marked sampled are approximate")
-    assert "arc ±0.10, fifo ±0.06" in note and f"{sampled[0].num_requests_sampled:,} requests" in note
+    assert "arc ±0.08, fifo ±0.06" in note and f"{sampled[0].num_requests_sampled:,} requests" in note
     assert "marked ×" not in note  # no check, no claim
 
 

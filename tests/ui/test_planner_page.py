@@ -129,16 +129,16 @@ def test_chosen_policies_get_exact_readouts_and_curves_and_stay_in_the_url(monke
     chart = policy_chart(at)
     assert [t["name"] for t in chart["data"]] == [
         "lru (exact)",
-        "s3fifo (sampled 5%, measured ±0.17)",
+        "s3fifo (sampled 5%, measured ±0.07)",
         "s3fifo: exact replay at each plan",
-        "arc (sampled 5%, measured ±0.10)",
+        "arc (sampled 5%, measured ±0.08)",
         "arc: exact replay at each plan",
     ]
     exact_marks = chart["data"][2]
     assert [round(y, 1) for y in exact_marks["y"]] == list(readout["s3fifo (%)"])  # × where the table is
     assert len(chart["layout"]["shapes"]) == len(plan)  # each option's pooled capacity marked
     (note,) = [c.value for c in at.caption if "Curves marked sampled are approximate" in c.value]
-    assert "s3fifo ±0.17, arc ±0.10" in note and "against exact replays at the capacities marked ×" in note
+    assert "s3fifo ±0.07, arc ±0.08" in note and "against exact replays at the capacities marked ×" in note
     assert any(
         "--trace conv --target hit=0.3" in c.value and "--policies s3fifo arc`" in c.value for c in at.caption
     )

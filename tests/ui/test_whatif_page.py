@@ -109,7 +109,7 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
     # NOTE: S2's policy gets its own curve beside LRU's, sampled on this trace and labelled so
     mrc = miss_ratio_chart(at)
     names = [t.get("name") for t in mrc["data"]]
-    assert names[:2] == ["lru (exact): one cache of that capacity", "s3fifo (sampled 5%, measured ±0.17)"]
+    assert names[:2] == ["lru (exact): one cache of that capacity", "s3fifo (sampled 5%, measured ±0.07)"]
     assert mrc["data"][1]["line"]["dash"] == "dash"
     # NOTE: and checked by an exact replay at each scenario's HBM over all pods, marked ×
     checked = mrc["data"][2]
