@@ -74,8 +74,9 @@ def test_sampled_curve_of_the_embedded_sample_is_within_its_stated_error():
 def test_capacities_near_the_trunk_are_sampled_at_a_higher_rate_and_replayed_exactly_from_half():
     caps = np.array([200, 284, 300, 425, 1_000, 2_000, 3_000, 4_000])
     # room for 142 blocks beside 284 trunk blocks: at 1,000, 5% of 716 is 36 and 20% is 143;
-    # at 3,000, 5% of 2,716 is 136; from 40% on the whole trace is replayed
-    assert capacity_rates(caps, 284, 0.05).tolist() == [0.05, 0.05, 1.0, 1.0, 0.2, 0.1, 0.1, 0.05]
+    # at 3,000, 5% of 2,716 is 136; from 40% on, and in a cache no larger than the trunk, the whole
+    # trace is replayed
+    assert capacity_rates(caps, 284, 0.05).tolist() == [1.0, 1.0, 1.0, 1.0, 0.2, 0.1, 0.1, 0.05]
     assert capacity_rates(caps, 0, 0.05).tolist() == [0.05] * caps.size
 
 
