@@ -202,14 +202,15 @@ def sampled_policy_mrc(
 
 def capacity_rates(capacities: np.ndarray, num_trunk: int, rate: float) -> np.ndarray:
     """The sampling rate at each capacity: rate, doubled until the miniature cache has room for at
-    least TRUNK_ROOM × num_trunk blocks beside the trunk; 1.0 (the exact replay) from EXACT_ABOVE on."""
+    least TRUNK_ROOM × num_trunk blocks beside the trunk; a raised rate of EXACT_ABOVE or more is
+    1.0 (the exact replay)."""
     rest = np.asarray(capacities, np.int64) - num_trunk
     # NOTE: a cache no larger than the trunk is replayed whole: its miniature would keep the trunk
     # that the full cache's other traffic pushes out
     needed = np.where(rest > 0, TRUNK_ROOM * num_trunk / np.maximum(rest, 1), np.inf if num_trunk else 0.0)
     doublings = np.ceil(np.log2(np.maximum(needed / rate, 1.0)))
     raised = rate * 2.0**doublings
-    return np.where(raised < EXACT_ABOVE, raised, 1.0)
+    return np.where(raised > rate, np.where(raised < EXACT_ABOVE, raised, 1.0), rate)
 
 
 def _miniature(

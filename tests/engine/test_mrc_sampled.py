@@ -78,6 +78,8 @@ def test_capacities_near_the_trunk_are_sampled_at_a_higher_rate_and_replayed_exa
     # trace is replayed
     assert capacity_rates(caps, 284, 0.05).tolist() == [1.0, 1.0, 1.0, 1.0, 0.2, 0.1, 0.1, 0.05]
     assert capacity_rates(caps, 0, 0.05).tolist() == [0.05] * caps.size
+    # a rate the user asked for is kept where no raise is needed, however high
+    assert capacity_rates(caps, 284, 0.6).tolist() == [1.0, 1.0, 1.0, 1.0, 0.6, 0.6, 0.6, 0.6]
 
 
 def test_sampled_s3fifo_near_the_embedded_samples_shared_prompts_is_within_its_bound():
