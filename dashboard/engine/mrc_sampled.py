@@ -183,7 +183,8 @@ def sampled_policy_mrc(
         return SampledCurve(exact, policy, 1.0, seed, trace.num_requests, 0, 0.0)
     if requests.size == 0:
         raise ValueError(f"sampling rate {rate} keeps no request of this trace; raise the rate")
-    rates = capacity_rates(caps, int(is_trunk.sum()), rate)
+    num_trunk = int(is_trunk.sum())
+    rates = capacity_rates(caps, num_trunk, rate)
     # NOTE: the exact LRU control runs beside the miniature replays (its one pass releases the GIL):
     # it was a fifth of the sampled curve's time, after them
     with ThreadPoolExecutor(1, thread_name_prefix="kvscope-control") as pool:
@@ -195,9 +196,7 @@ def sampled_policy_mrc(
         curve = _joined(caps, parts, control.result())
     error = MEASURED_MAX_ABS_ERROR.get(policy) if rate == DEFAULT_RATE else None
     raised = int((rates > rate).sum())
-    return SampledCurve(
-        curve, policy, float(rate), seed, int(requests.size), int(is_trunk.sum()), error, raised
-    )
+    return SampledCurve(curve, policy, float(rate), seed, int(requests.size), num_trunk, error, raised)
 
 
 def capacity_rates(capacities: np.ndarray, num_trunk: int, rate: float) -> np.ndarray:
