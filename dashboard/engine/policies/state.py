@@ -4,9 +4,12 @@ One CacheState holds C caches (pods × tiers, plus the router's approximate view
 so one compiled kernel drives any mix of policies. Row c of every other 2-D array belongs to cache c.
 
 Invariants (checked by the twins in tests/engine):
-- `where[b, c]` (block-major, so one cache line holds every cache's flag for a block: the
-  router's match over all pods and a pod's staged tier lookup read one line per block): 0 absent, 1 resident (main list / heap), 2 resident in S3-FIFO's small queue,
+- `where[b, c]`: 0 absent, 1 resident (main list / heap), 2 resident in S3-FIFO's small queue,
   3 in a ghost queue (S3-FIFO's ghost, ARC's B1; a remembered key, not resident), 4 in ARC's B2.
+  Stored cache-major (a transposed view, so each cache's flags are one contiguous column): with
+  blocks numbered by pod as they are served (slab_ids.py), a pod's evictions and lookups then
+  touch its own dense column rather than a 24-byte row per block shared by every cache
+  (docs/engine.md, "Speed").
 - Lists: circular doubly linked lists threaded through `link[c, :, PREV]`/`link[c, :, NEXT]` (int32,
   side by side so one cache line holds both) with one sentinel per list at index num_blocks + L
   (L = 0 main, 1 small, 2 ghost, 3 second ghost). `link[c, sentinel, NEXT]` is the most recently
@@ -61,7 +64,7 @@ def make_state(
     num_caches = int(capacities.shape[0])
     key_blocks = num_blocks if key_blocks is None else key_blocks
     st = CacheState(
-        where=np.zeros((num_blocks, num_caches), np.int8),  # NOTE: block-major, see above
+        where=np.zeros((num_caches, num_blocks), np.int8).T,  # NOTE: cache-major, see above
         link=np.zeros((num_caches, num_blocks + NUM_LISTS, 2), np.int32),
         lsize=np.zeros((num_caches, NUM_LISTS), np.int64),
         k1=np.zeros((num_caches, key_blocks), np.float64),
@@ -120,7 +123,7 @@ def reset_state(st: CacheState, wipe: bool) -> None:
     (insert) before any read, and heap slots past hsize are dead.
     """
     if wipe:
-        flat = st.where.reshape(-1)
+        flat = st.where.T.reshape(-1)  # NOTE: the cache-major table as one contiguous run
         for i in range(flat.shape[0]):
             flat[i] = 0
     base = st.link.shape[1] - NUM_LISTS
