@@ -81,7 +81,8 @@ def copy_package(ref: str | None, package: str, into: Path) -> Path:
 
 
 def child(first: str, rounds: int) -> None:
-    """Runs in the child: load `first` copy's kernels first, then time both; print JSON medians."""
+    """Runs in the child: load `first` copy's kernels first, then time both; print each
+    configuration's median ratio (new / old) as JSON."""
     import statistics
     import time
 
@@ -111,7 +112,7 @@ def child(first: str, rounds: int) -> None:
         outcomes = {side: sides[side][0](trace, configs[side]) for side in order}
         for field in ("pod", "hit_blocks", "stored_blocks", "ttft_s"):
             if not np.array_equal(getattr(outcomes["old"], field), getattr(outcomes["new"], field)):
-                raise SystemExit(f"ab_engine: {name}: the two versions' {field} differ")
+                raise SystemExit(f"{name}: the two versions' {field} differ")
         times = {"old": [], "new": []}
         for k in range(rounds):
             for side in order if k % 2 == 0 else order[::-1]:
@@ -119,11 +120,7 @@ def child(first: str, rounds: int) -> None:
                 sides[side][0](trace, configs[side])
                 times[side].append(time.perf_counter() - started)
         ratios = [n / o for o, n in zip(times["old"], times["new"], strict=True)]
-        out[name] = {
-            "old_ms": statistics.median(times["old"]) * 1e3,
-            "new_ms": statistics.median(times["new"]) * 1e3,
-            "ratio": statistics.median(ratios),
-        }
+        out[name] = statistics.median(ratios)
     print(json.dumps(out))
 
 
@@ -143,7 +140,11 @@ def main(argv: list[str]) -> int:
         child(args.child, args.rounds)
         return 0
     CACHE.mkdir(parents=True, exist_ok=True)
-    homes = [copy_package(args.old, "kvold", CACHE), copy_package(args.new, "kvnew", CACHE)]
+    try:
+        homes = [copy_package(args.old, "kvold", CACHE), copy_package(args.new, "kvnew", CACHE)]
+    except subprocess.CalledProcessError as exc:
+        print(f"ab_engine: git archive found no dashboard/ at {exc.cmd[2]!r}", file=sys.stderr)
+        return 2
     runs = {}
     for first in ("old", "new"):
         print(f"ab_engine: {first} loaded first (a new copy compiles its kernels, ~2 min) …", file=sys.stderr)
@@ -164,12 +165,13 @@ def main(argv: list[str]) -> int:
             text=True,
         )
         if done.returncode != 0:
-            print(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "ab_engine: child failed")
+            last = done.stderr.strip().splitlines()[-1:] or ["the timing process failed"]
+            print(f"ab_engine: {last[0]}", file=sys.stderr)
             return 1
         runs[first] = json.loads(done.stdout)
     print(f"{'configuration':36s} {'old first':>10s} {'new first':>10s} {'new / old':>10s}")
     for name in CONFIGS:
-        a, b = runs["old"][name]["ratio"], runs["new"][name]["ratio"]
+        a, b = runs["old"][name], runs["new"][name]
         print(f"{name:36s} {a:10.3f} {b:10.3f} {math.sqrt(a * b):10.3f}")
     return 0
 

@@ -42,9 +42,16 @@ def test_a_copy_of_the_working_tree_loads_none_of_the_original(tmp_path):
     assert done.stdout.split("\n")[0] == "['kvcopy']"
 
 
-def test_rounds_below_one_are_one_line_exit_2():
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.ab_engine", "HEAD", "--rounds", "0"],
-        cwd=REPO, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert done.returncode == 2 and done.stderr == "ab_engine: --rounds must be at least 1, got 0\n"
+def test_rounds_below_one_and_an_unknown_ref_are_one_line_exit_2():
+    for args, message in (
+        (["HEAD", "--rounds", "0"], "ab_engine: --rounds must be at least 1, got 0\n"),
+        (["no-such-ref"], "ab_engine: git archive found no dashboard/ at 'no-such-ref'\n"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.ab_engine", *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (done.returncode, done.stderr, done.stdout) == (2, message, ""), args
