@@ -27,19 +27,21 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from dataclasses import asdict, replace
 from pathlib import Path
+
+from bench.bench_replay import TRACE
+from bench.bench_replay_path import EIGHT_PODS, ONE_POD
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path.home() / ".cache" / "kvscope" / "ab"  # the copies, each compiled once
-TRACE = ROOT / "tests" / "data" / "traces" / "mooncake-fast25" / "conversation_trace.jsonl"
-REFERENCE = 18_279  # 10% of the conversation trace's unique blocks, as bench_replay uses
+# NOTE: `make bench`'s replay-path rows (bench_replay_path.py), as keyword arguments for each copy's
+# own ReplayRequest, and two variants of the 8-pod row
 CONFIGS = {
-    "one pod (the control)": dict(hbm_blocks=REFERENCE),
-    "8 pods, round robin, CPU tier": dict(num_pods=8, hbm_blocks=REFERENCE // 8, cpu_blocks=REFERENCE // 4),
-    "8 pods, prefix router, CPU tier": dict(
-        num_pods=8, router="prefix", hbm_blocks=REFERENCE // 8, cpu_blocks=REFERENCE // 4
-    ),
-    "8 pods, prefix router, HBM alone": dict(num_pods=8, router="prefix", hbm_blocks=REFERENCE // 8),
+    "one pod (the control)": asdict(ONE_POD),
+    "8 pods, round robin, CPU tier": asdict(replace(EIGHT_PODS, router="round_robin")),
+    "8 pods, prefix router, CPU tier": asdict(EIGHT_PODS),
+    "8 pods, prefix router, HBM alone": asdict(replace(EIGHT_PODS, cpu_blocks=0)),
 }
 
 
@@ -99,16 +101,16 @@ def child(first: str, rounds: int) -> None:
         "new": (new_replay.simulate, new_services),
     }
     order = [first, "new" if first == "old" else "old"]
+
+    def config(side: str, name: str):
+        services = sides[side][1]
+        return services.cluster_config(services.ReplayRequest(**CONFIGS[name]), trace.block_tokens)
+
     for side in order:  # NOTE: the load order is the point: its copy's kernels load first
-        simulate, services = sides[side]
-        request = services.ReplayRequest(**CONFIGS["one pod (the control)"])
-        simulate(trace, services.cluster_config(request, trace.block_tokens))
+        sides[side][0](trace, config(side, "one pod (the control)"))
     out = {}
-    for name, kwargs in CONFIGS.items():
-        configs = {
-            side: services.cluster_config(services.ReplayRequest(**kwargs), trace.block_tokens)
-            for side, (_, services) in sides.items()
-        }
+    for name in CONFIGS:
+        configs = {side: config(side, name) for side in sides}
         outcomes = {side: sides[side][0](trace, configs[side]) for side in order}
         for field in ("pod", "hit_blocks", "stored_blocks", "ttft_s"):
             if not np.array_equal(getattr(outcomes["old"], field), getattr(outcomes["new"], field)):
