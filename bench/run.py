@@ -13,7 +13,7 @@ import pkgutil
 import platform
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from statistics import median
 
@@ -33,6 +33,7 @@ class Result:
     target: str = ""
     is_met: bool | None = None
     notes: str = ""
+    measured: str = ""  # YYYY-MM-DD: a partial rerun (main) leaves other modules' rows from their own day
 
     @property
     def ratio(self) -> float | None:
@@ -75,24 +76,32 @@ def render_markdown(results: list[Result]) -> str:
     lines = [
         "# Benchmarks",
         "",
-        f"Produced by `make bench` (`python -m bench.run`) on {time.strftime('%Y-%m-%d')}, "
-        f"{platform.machine()}, Python {platform.python_version()}, {_cores()} cores. "
-        "Figures are medians of repeated runs; the baseline ran in the same process on the same input.",
+        f"Produced by `make bench` (`python -m bench.run`), {platform.machine()}, Python "
+        f"{platform.python_version()}, {_cores()} cores, measured on {_days(results)} (each row's day "
+        "under *measured*: naming modules reruns only those). Figures are medians of repeated runs; "
+        "the baseline ran in the same process on the same input.",
         "",
-        "| benchmark | value | baseline | ratio | target | met | command |",
-        "|---|---:|---:|---:|---|---|---|",
+        "| benchmark | value | baseline | ratio | target | met | measured | command |",
+        "|---|---:|---:|---:|---|---|---|---|",
     ]
     for r in results:
         base = "" if r.baseline_value is None else f"{r.baseline_value:,.4g} ({r.baseline_name})"
         ratio = "" if r.ratio is None else f"{r.ratio:,.2f}×"
         met = {True: "yes", False: "**no**", None: ""}[r.is_met]
         lines.append(
-            f"| {r.name} | {r.value:,.4g} {r.unit} | {base} | {ratio} | {r.target} | {met} | `{r.command}` |"
+            f"| {r.name} | {r.value:,.4g} {r.unit} | {base} | {ratio} | {r.target} | {met} | {r.measured} "
+            f"| `{r.command}` |"
         )
     notes = [f"- **{r.name}**: {r.notes}" for r in results if r.notes]
     if notes:
         lines += ["", "## Notes", "", *notes]
     return "\n".join(lines) + "\n"
+
+
+def _days(results: list[Result]) -> str:
+    """The days the rows were measured, in order: '2026-12-06 and 2026-12-07'."""
+    days = sorted({r.measured for r in results if r.measured})
+    return " and ".join([", ".join(days[:-1]), days[-1]] if len(days) > 1 else days) or "an unknown day"
 
 
 def _cores() -> int:
@@ -130,7 +139,10 @@ def main(argv: list[str]) -> int:
     results: list[tuple[str, Result]] = []
     for name in names:
         print(f"bench: {name} …", file=sys.stderr, flush=True)
-        results += [(name, r) for r in importlib.import_module(f"bench.{name}").run()]
+        today = time.strftime("%Y-%m-%d")
+        results += [
+            (name, replace(r, measured=today)) for r in importlib.import_module(f"bench.{name}").run()
+        ]
     if args.modules:  # NOTE: some modules only: the other modules' rows stay as they were
         path = ROOT / "bench" / "results.json"
         results = merged(results, set(names), json.loads(path.read_text()) if path.exists() else [])

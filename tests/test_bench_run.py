@@ -56,5 +56,18 @@ def test_a_missed_target_is_marked_in_the_table():
         Result("fast", "cmd", 1.0, "s", "base", 2.0, target="≤ 1.5×", is_met=True),
         Result("slow", "cmd", 4.0, "s", "base", 2.0, target="≤ 1.5×", is_met=False),
     ])  # fmt: skip
-    assert "| fast | 1 s | 2 (base) | 0.50× | ≤ 1.5× | yes | `cmd` |" in table
-    assert "| slow | 4 s | 2 (base) | 2.00× | ≤ 1.5× | **no** | `cmd` |" in table
+    assert "| fast | 1 s | 2 (base) | 0.50× | ≤ 1.5× | yes |  | `cmd` |" in table
+    assert "| slow | 4 s | 2 (base) | 2.00× | ≤ 1.5× | **no** |  | `cmd` |" in table
+
+
+def test_each_row_keeps_the_day_it_was_measured_and_the_header_names_every_day():
+    stored = [
+        row("bench_a", "a1", 1.0) | {"measured": "2026-12-04"},
+        row("bench_b", "b1", 2.0) | {"measured": "2026-12-05"},
+    ]
+    new = [("bench_a", Result("a1", "c", 10.0, "s", measured="2026-12-07"))]
+    out = merged(new, {"bench_a"}, stored)
+    assert [(r.name, r.measured) for _, r in out] == [("a1", "2026-12-07"), ("b1", "2026-12-05")]
+    table = render_markdown([r for _, r in out])
+    assert "measured on 2026-12-05 and 2026-12-07 (" in table
+    assert "| a1 | 10 s |  |  |  |  | 2026-12-07 | `c` |" in table and "| 2026-12-05 |" in table
