@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -109,38 +111,83 @@ def _insert_samples(cur, batch: SeriesSamples, where: str, known: SeriesIds) -> 
         raise ValueError(f"{where}: a sample has no metric name")
     if len(batch.series) == 0:
         return 0
-    labels = [sorted((k, v) for k, v in d.items() if v is not None) for d in batch.labels]
-    keys = [_series_key(metric, items) for metric, items in zip(batch.metrics, labels, strict=True)]
+    try:
+        labels = [tuple(sorted((k, v) for k, v in d.items() if v is not None)) for d in batch.labels]
+        keys = [_series_key(metric, items) for metric, items in zip(batch.metrics, labels, strict=True)]
+    except (AttributeError, TypeError):  # NOTE: a name or value that is not a string
+        raise ValueError(f"{where}: labels must map names to strings") from None
     ids, num_new_series = known.lookup(keys), 0
     if ids is None:  # NOTE: a collector's every pull after its first has all its series known
         ids, num_new_series = _registered_ids(cur, keys, batch.metrics, labels, where)
         known.this_write.update(zip(keys, ids.tolist(), strict=True))
     ts = batch.ts.astype("datetime64[us]", copy=False)  # every writer already hands in microseconds
+    points = (ids[batch.series], ts, batch.values)
+    # NOTE: only a batch with two series of one key, or a series repeating a timestamp, can repeat
+    # a (series, ts), so only then does the insert pay for deduplicating (a hash aggregate).
+    may_repeat = len(set(keys)) < len(keys) or _may_repeat_timestamps(batch.series, ts)
+    lo, hi = ts.min().item(), ts.max().item()
+    if may_repeat:
+        written = [_insert_checked(cur, points, lo, hi, shares_keys=True)]
+    else:
+        # NOTE: points after the latest stored sample of the span cannot be stored ones: only those
+        # up to it go through the anti-join (a collector's chunk: its first instant, which the
+        # chunk before ended on). The anti-join of whole chunks was a third of a pull's write time.
+        execute_write(cur, "samples_stored_edge", lo=lo, hi=hi)
+        edge = cur.fetchall()[0][0]
+        later = np.ones(len(ts), bool) if edge is None else ts > np.datetime64(edge, "us")
+        written = [_insert_new(cur, tuple(column[later] for column in points))]
+        if edge is not None:
+            earlier = tuple(column[~later] for column in points)
+            written.append(_insert_checked(cur, earlier, lo, edge, shares_keys=False))
+    spans = [span for span in written if span is not None]
+    stored = sum(span.num_samples for span in spans)
+    if stored and has_blocks(cur):
+        span = WrittenSpan(min(s.lo for s in spans), max(s.hi for s in spans), stored)
+        keep_blocks(cur, span, num_new_series)
+    return stored
+
+
+def _insert_new(cur, points: tuple[np.ndarray, np.ndarray, np.ndarray]) -> WrittenSpan | None:
+    """Store points none of which the store holds (samples_insert_batch); their span (None: no points)."""
+    if not len(points[1]):
+        return None
+    _register_points(cur, points)
+    execute_write(cur, "samples_insert_batch")
+    num = cur.fetchall()[0][0]
+    return WrittenSpan(points[1].min().item(), points[1].max().item(), num)
+
+
+def _insert_checked(cur, points: tuple, lo: datetime, hi: datetime, shares_keys: bool) -> WrittenSpan | None:
+    """Store the points the store does not hold yet, lo..hi their span (samples_new); the span of
+    those stored (None: none)."""
+    if not len(points[1]):
+        return None
+    _register_points(cur, points)
+    execute_write(cur, "samples_new", lo=lo, hi=hi, shares_keys=shares_keys)
+    execute_write(cur, "samples_insert")
+    if not cur.fetchall()[0][0]:  # the INSERT's row count
+        return None
+    execute_write(cur, "samples_new_span")
+    return WrittenSpan(*cur.fetchall()[0])
+
+
+def _register_points(cur, points: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """(series_id, ts, value) columns as the cursor's `incoming_points`."""
+    series_id, ts, value = points
     cur.register(
         "incoming_points",
         pa.table(
             {
-                "series_id": pa.array(ids[batch.series], pa.int64()),
+                "series_id": pa.array(series_id, pa.int64()),
                 "ts": pa.array(ts, pa.timestamp("us")),
-                "value": pa.array(batch.values, pa.float64()),
+                "value": pa.array(value, pa.float64()),
             }
         ),
     )
-    # NOTE: only a batch with two series of one key, or a series repeating a timestamp, can repeat
-    # a (series, ts), so only then does the insert pay for deduplicating (a hash aggregate).
-    may_repeat = len(set(keys)) < len(keys) or _may_repeat_timestamps(batch.series, ts)
-    execute_write(cur, "samples_new", lo=ts.min().item(), hi=ts.max().item(), shares_keys=may_repeat)
-    execute_write(cur, "samples_insert")
-    stored = cur.fetchall()[0][0]  # the INSERT's row count
-    if stored and has_blocks(cur):
-        execute_write(cur, "samples_new_span")
-        lo, hi, num = cur.fetchall()[0]
-        keep_blocks(cur, WrittenSpan(lo, hi, num), num_new_series)
-    return stored
 
 
 def _registered_ids(
-    cur, keys: list[str], metrics: list[str], labels: list[list[tuple[str, str]]], where: str
+    cur, keys: list[str], metrics: list[str], labels: list[tuple[tuple[str, str], ...]], where: str
 ) -> tuple[np.ndarray, int]:
     """series_id of each series, registering those the store has not seen; and how many it registered."""
     try:
@@ -183,7 +230,10 @@ def _may_repeat_timestamps(series: np.ndarray, ts: np.ndarray) -> bool:
     return bool(np.any(series[1:] < series[:-1]) or np.any(same & (ts[1:] <= ts[:-1])))
 
 
-def _series_key(metric: str, sorted_labels: list[tuple[str, str]]) -> str:
+# NOTE: remembered: a collector's every chunk and pull names the same series again, and quoting
+# them took ~40 ms of a 6 h pull's CPU (bench_ingest)
+@functools.lru_cache(maxsize=1 << 16)
+def _series_key(metric: str, sorted_labels: tuple[tuple[str, str], ...]) -> str:
     """`"metric"{"k":"v",…}`, every text quoted with `\\` and `"` escaped, labels sorted by name:
     one key per series whatever the labels' order, and no two label sets share one (a value
     holding `,` or `=` cannot pass for another label). queries/schema/007_series_keys.sql
@@ -248,7 +298,10 @@ def _grouped(samples: pa.Table | pd.DataFrame, where: str) -> SeriesSamples:
     # NOTE: a frozenset of the label items is the cheapest hashable key per row; the SQL
     # canonicalises each distinct series once (sorted keys, empty struct fields dropped).
     keys = zip(frame["metric"].tolist(), map(_label_items, frame["labels"].tolist()), strict=True)
-    series = np.fromiter((ids.setdefault(k, len(ids)) for k in keys), np.int64, len(frame))
+    try:
+        series = np.fromiter((ids.setdefault(k, len(ids)) for k in keys), np.int64, len(frame))
+    except TypeError:  # NOTE: an unhashable label value, e.g. a list
+        raise ValueError(f"{where}: labels must map names to strings") from None
     return SeriesSamples(
         metrics=[metric for metric, _ in ids],
         labels=[dict(items) for _, items in ids],

@@ -46,6 +46,37 @@ def test_an_overlapping_write_logs_the_span_of_what_it_stored_not_of_what_it_was
     assert logged == [(at(1), at(10), 10), (at(11), at(15), 5)]
 
 
+def test_a_write_across_the_latest_stored_sample_stores_the_new_points_on_both_sides_once(store):
+    write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, range(10))))  # scrapes 1-10
+    # NOTE: scrapes 1-10 of a new pod lie before the store's latest sample (the anti-join's side),
+    # pod a's 6-10 are stored already and its 11-15 lie after it (stored as they are)
+    late = counter_rows(HITS, {"pod": "b"}, range(10))
+    again = counter_rows(HITS, {"pod": "a"}, range(10), first=6)
+    assert write_samples(store, frame(late + again)) == 15
+    stored = (
+        store.cursor()
+        .execute(
+            "SELECT s.labels['pod'], count(*), count(DISTINCT ts), min(ts), max(ts) FROM samples "
+            "JOIN series s USING (series_id) GROUP BY 1 ORDER BY 1"
+        )
+        .fetchall()
+    )
+    assert stored == [("a", 15, 15, at(1), at(15)), ("b", 10, 10, at(1), at(10))]
+    logged = (
+        store.cursor().execute("SELECT lo, hi, num_samples FROM sample_writes ORDER BY write_id").fetchall()
+    )
+    assert logged == [(at(1), at(10), 10), (at(1), at(15), 15)]
+
+
+@pytest.mark.parametrize("value", [7, ["x"], None], ids=["a number", "a list", "a name"])
+def test_a_label_that_is_not_text_is_one_line_and_leaves_the_store_unchanged(store, value):
+    write_samples(store, frame(counter_rows(HITS, {"pod": "a"}, [1])))
+    labels = {"pod": value} if value is not None else {"pod": "b", 3: "x"}
+    with pytest.raises(ValueError, match="labels must map names to strings"):
+        write_samples(store, frame([(at(2), HITS, labels, 2.0)]))
+    assert count(store, "samples") == 1 and count(store, "series") == 1
+
+
 def test_label_order_does_not_create_a_second_series(store):
     write_samples(store, frame([(at(1), HITS, {"pod": "a", "model_name": "m"}, 1.0)]))
     write_samples(store, frame([(at(2), HITS, {"model_name": "m", "pod": "a"}, 2.0)]))
