@@ -52,7 +52,7 @@ def has_blocks(cur: Any) -> bool:
 def keep_blocks(cur: Any, span: WrittenSpan, num_new_series: int) -> None:
     """Log a write and recompute the blocks it changed: those holding a sample it stored at or
     before blocks_through() (a late sample, a backfill). Same transaction as the write."""
-    through = _fetch(cur, "roll_state")[0][0]
+    through = _fetch(cur, "through")[0][0]
     if span.lo <= through:
         _make_blocks(cur, span.lo, min(span.hi, through))
     execute_write(
