@@ -134,11 +134,14 @@ def _insert_samples(cur, batch: SeriesSamples, where: str, known: SeriesIds) -> 
         # chunk before ended on). The anti-join of whole chunks was a third of a pull's write time.
         execute_write(cur, "samples_stored_edge", lo=lo, hi=hi)
         edge = cur.fetchall()[0][0]
-        later = np.ones(len(ts), bool) if edge is None else ts > np.datetime64(edge, "us")
-        written = [_insert_new(cur, tuple(column[later] for column in points))]
-        if edge is not None:
-            earlier = tuple(column[~later] for column in points)
-            written.append(_insert_checked(cur, earlier, lo, edge, shares_keys=False))
+        if edge is None:  # NOTE: the span holds nothing yet: the whole batch as it is, no copies
+            written = [_insert_new(cur, points)]
+        else:
+            later = ts > np.datetime64(edge, "us")
+            written = [
+                _insert_new(cur, tuple(column[later] for column in points)),
+                _insert_checked(cur, tuple(column[~later] for column in points), lo, edge, shares_keys=False),
+            ]
     spans = [span for span in written if span is not None]
     stored = sum(span.num_samples for span in spans)
     if stored and has_blocks(cur):
