@@ -20,8 +20,8 @@ from statistics import median
 import numpy as np
 
 from bench.run import ROOT, Result, peak_rss_kib
-from dashboard.engine.readers import read_trace
-from dashboard.engine.readers.mooncake import read_mooncake
+from dashboard.engine.readers import read_trace, scan
+from dashboard.engine.readers.mooncake import FIELDS, read_mooncake, record_values
 from dashboard.services.replay import ReplayRequest, run_replay
 from dashboard.sim.scale_trace import SCALE_BLOCK_TOKENS, scale_trace_file
 
@@ -154,7 +154,8 @@ def bench_reader(conversation: Path) -> list[Result]:
                 rate >= 1e6,
                 f"{trace.num_requests:,} requests, {trace.num_block_accesses / trace.num_requests:.0f} block ids "
                 f"per request: {trace.num_block_accesses / fast_s / 1e6:.0f}M ids/s, {size / fast_s / 1e6:.0f} MB/s "
-                f"of JSON into the canonical arrays (dense int32 ids); median of {repeats}; equal ids checked",
+                f"of JSON into the canonical arrays (dense int32 ids); median of {repeats}; equal ids checked"
+                + (_threads_note(full) if size >= scan.PARALLEL_MIN_BYTES else ""),
             )
         )
         del trace
@@ -165,6 +166,21 @@ def _timed(fn) -> tuple[float, object]:
     started = time.perf_counter()
     out = fn()
     return time.perf_counter() - started, out
+
+
+def _threads_note(path: Path, repeats: int = 5) -> str:
+    """The scan on WORKERS threads against one, in alternating runs of the same process."""
+    times: dict[int, list[float]] = {scan.WORKERS: [], 1: []}
+    for _ in range(repeats):
+        for workers, runs in times.items():
+            runs.append(
+                _timed(lambda w=workers: scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, w))[0]
+            )
+    many, one = median(times[scan.WORKERS]), median(times[1])
+    return (
+        f"; the scan in parts on {scan.WORKERS} threads {many:.2f} s against {one:.2f} s on one "
+        f"({many / one:.2f}), medians of {repeats} alternating"
+    )
 
 
 def _timed_reads(path: Path, block_tokens: int, repeats: int) -> tuple[float, object]:

@@ -54,8 +54,9 @@ def _replays(trace: Trace) -> None:
 
 
 def _readers() -> None:
-    from dashboard.engine.readers import read_trace
+    from dashboard.engine.readers import mooncake, read_trace
     from dashboard.engine.readers.intern import dense_ids
+    from dashboard.engine.readers.scan import scan_jsonl
 
     # NOTE: hashes (64-bit block keys) go past the direct table into the hash, which then grows
     dense_ids(np.arange(2048, dtype=np.int64) * 7919 + (1 << 40))
@@ -68,6 +69,8 @@ def _readers() -> None:
         )
         path.write_text("\n".join(lines) + "\n")
         read_trace(path, "mooncake")
+        # NOTE: and in parts on threads, as a file of several MB is read (scan.scan_raw)
+        scan_jsonl(path, mooncake.FIELDS, "hash_ids", mooncake.record_values, workers=2, parallel_min_bytes=0)
 
 
 def _planner(trace: Trace) -> None:

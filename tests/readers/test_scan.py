@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dashboard.engine.readers import intern, read_trace, scan
-from dashboard.engine.readers.mooncake import read_mooncake
+from dashboard.engine.readers.mooncake import FIELDS, read_mooncake, record_values
 from tests.readers.twin_jsonl import read_mooncake_twin
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -134,18 +134,56 @@ def test_the_scan_reads_any_file_exactly_as_the_json_path_does(tmp_path_factory,
 
 
 @FAST
-@given(data=files(), chunk=st.integers(1, 64), rows=st.integers(0, 3), ids=st.integers(0, 5))
+@given(
+    data=files(),
+    chunk=st.integers(1, 64),
+    rows=st.integers(0, 3),
+    ids=st.integers(0, 5),
+    workers=st.integers(1, 3),
+)
 def test_tiny_chunks_and_outputs_grow_without_changing_what_is_read(
-    tmp_path_factory, data: bytes, chunk: int, rows: int, ids: int
+    tmp_path_factory, data: bytes, chunk: int, rows: int, ids: int, workers: int
 ) -> None:
+    """Every chunk scanned in parts on `workers` threads (raw ids numbered after, a part it cannot
+    read whole sending its chunk to the one-thread scan) reads what the json path reads, errors
+    and their line numbers included."""
     path = tmp_path_factory.mktemp("scan") / "m.jsonl"
     path.write_bytes(data)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scan, "CHUNK_BYTES", chunk)
         mp.setattr(scan, "MAX_FIRST_ROWS", rows)
         mp.setattr(scan, "MAX_FIRST_IDS", ids)
+        mp.setattr(scan, "WORKERS", workers)
+        mp.setattr(scan, "PARALLEL_MIN_BYTES", 0)
         got = outcome(read_mooncake, path)
     assert got == outcome(read_mooncake_twin, path)
+
+
+def test_a_chunk_read_in_parts_on_threads_equals_one_thread_and_numbers_lines_on(tmp_path):
+    """Big chunks split at line ends over three threads; an error after them names its own line."""
+    chains = [[(k * 7919) % 1000 + j for j in range(k % 9)] for k in range(3000)]
+    lines = [
+        json.dumps({"timestamp": k, "input_length": 16 * (k % 7 + 1), "output_length": 1, "hash_ids": chain})
+        for k, chain in enumerate(chains)
+    ]
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    columns = {
+        w: scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, workers=w, parallel_min_bytes=0)
+        for w in (1, 3)
+    }
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "CHUNK_BYTES", 4096)  # about 50 chunks, each in three parts
+        columns[3] = scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, workers=3, parallel_min_bytes=0)
+        lines[2500] = lines[2500].replace('"timestamp": 2500', '"timestamp": -1')
+        path.write_text("\n".join(lines) + "\n")
+        with pytest.raises(ValueError, match=r"m.jsonl:2501: field 'timestamp'"):
+            scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, workers=3, parallel_min_bytes=0)
+    one, three = columns[1], columns[3]
+    assert one.counts.sum() > 10_000
+    assert np.array_equal(one.values[:, :3], three.values[:, :3]) and np.array_equal(one.counts, three.counts)
+    assert np.array_equal(one.block_ids, three.block_ids)
+    assert one.num_blocks == three.num_blocks == len({b for chain in chains for b in chain})
 
 
 def test_ids_past_the_direct_table_and_negative_ids_are_numbered_by_first_appearance(tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.engine.readers import scan
 from dashboard.services import warmup
 from tests.conftest import data_dir
 from tests.ui.apptest import app_at
@@ -51,14 +52,16 @@ def cached_kernels(out: str, action: str) -> set[str]:
 
 def hashed_ids_trace(path: Path) -> Path:
     """A Mooncake trace whose ids are 64-bit hashes, as other exporters write them: past the
-    readers' direct table, so they go into its hash, which grows."""
+    readers' direct table, so they go into its hash, which grows; and large enough to be read in
+    parts on threads (scan.PARALLEL_MIN_BYTES)."""
     lines = (
         f'{{"timestamp": {i}, "input_length": 512, "output_length": 8, '
         f'"hash_ids": [{(1 << 40) + 7919 * 32 * i + 7919 * j}]}}'
-        for i in range(64)
+        for i in range(1600)
         for j in range(32)
     )
     path.write_text("\n".join(lines) + "\n")
+    assert path.stat().st_size >= scan.PARALLEL_MIN_BYTES
     return path
 
 

@@ -17,7 +17,9 @@ yields exactly what the Python path yields, and every error is the Python path's
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,15 +34,21 @@ from dashboard.engine.readers.scan_kernel import (
     FULL_IDS,
     FULL_RAW,
     FULL_ROWS,
+    line_end,
     scan_lines,
+    scan_raw,
     whole_lines,
 )
 
-CHUNK_BYTES = 1 << 24
+CHUNK_BYTES = 1 << 22  # NOTE: 4 MB scanned in parts: 0.82 of one thread's time, 16 MB 0.87 (docs/traces.md)
 # NOTE: first capacities from the file size (a Mooncake line takes at least 66 bytes, an id at
 # least 2), capped; the arrays are np.empty, so pages beyond what is written are never touched.
 MIN_LINE_BYTES, MIN_ID_BYTES = 64, 2
 MAX_FIRST_ROWS, MAX_FIRST_IDS = 1 << 24, 1 << 28
+# The chunks of a file of at least PARALLEL_MIN_BYTES are scanned by WORKERS threads at once, a
+# part each (scan_raw), and their ids numbered after, in file order: docs/traces.md has what it gains.
+PARALLEL_MIN_BYTES = 1 << 22
+WORKERS = min(len(os.sched_getaffinity(0)), 8)
 
 # (path, line number, record) -> (number fields in order, list ids), or the reader's ValueError
 SlowLine = Callable[[Path, int, dict[str, Any]], tuple[list[float], list[int]]]
@@ -91,6 +99,17 @@ class _Outputs:
         self.ix = intern_all(self.ix, np.array(ids, np.int64), self.ids, self.k)
         self.row, self.k = self.row + 1, self.k + len(ids)
 
+    def add_raw(self, values: np.ndarray, counts: np.ndarray, raw: np.ndarray) -> None:
+        """Records a part scan read, their ids raw: numbered here, after every record before them."""
+        while self.row + counts.shape[0] > self.counts.shape[0]:
+            self.grow(FULL_ROWS)
+        while self.k + raw.shape[0] > self.ids.shape[0]:
+            self.grow(FULL_IDS)
+        self.values[self.row : self.row + counts.shape[0]] = values
+        self.counts[self.row : self.row + counts.shape[0]] = counts
+        self.ix = intern_all(self.ix, raw, self.ids, self.k)
+        self.row, self.k = self.row + counts.shape[0], self.k + raw.shape[0]
+
     def result(self) -> ScannedColumns:
         self.values.resize((self.row, self.values.shape[1]), refcheck=False)
         self.counts.resize(self.row, refcheck=False)
@@ -106,18 +125,30 @@ def _key_table(fields: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     return table, np.array([len(k) for k in encoded], np.int64)
 
 
-def scan_jsonl(path: Path, fields: tuple[str, ...], list_field: str, slow_line: SlowLine) -> ScannedColumns:
+def scan_jsonl(
+    path: Path,
+    fields: tuple[str, ...],
+    list_field: str,
+    slow_line: SlowLine,
+    workers: int | None = None,
+    parallel_min_bytes: int | None = None,
+) -> ScannedColumns:
     """Every record of a JSONL file: the number fields (in fields order; list_field's column unused) and ids.
 
     A line the scanner defers goes through jsonl.parse_record and slow_line(path, lineno, record),
-    which returns the same (values, ids) or raises the reader's ValueError.
+    which returns the same (values, ids) or raises the reader's ValueError. With workers > 1
+    (WORKERS), the chunks of a file of at least parallel_min_bytes (PARALLEL_MIN_BYTES) are each
+    scanned in parts on that many threads at once (_Parts).
     """
     keys, key_len = _key_table(fields)
     list_key = fields.index(list_field)
-    with open_trace_file(path) as fh:
+    workers = WORKERS if workers is None else workers
+    least = PARALLEL_MIN_BYTES if parallel_min_bytes is None else parallel_min_bytes
+    with open_trace_file(path) as fh, ThreadPoolExecutor(max(workers - 1, 1)) as pool:
         size = path.stat().st_size
         rows, ids = min(size // MIN_LINE_BYTES, MAX_FIRST_ROWS), min(size // MIN_ID_BYTES, MAX_FIRST_IDS)
         out = _Outputs(len(fields), rows + 16, ids + 16)
+        parts = _Parts(pool, workers, fields) if workers > 1 and size >= least else None
         buf = np.empty(CHUNK_BYTES + 1, np.uint8)  # NOTE: one spare byte for the newline at n
         have, lineno, is_eof = 0, 1, False
         while not is_eof:
@@ -127,12 +158,68 @@ def scan_jsonl(path: Path, fields: tuple[str, ...], list_field: str, slow_line: 
             is_eof = got == 0
             have += got
             n = have if is_eof else whole_lines(buf, have)
-            pos, lineno = _scan_chunk(
-                path, buf, n, have, lineno, keys, key_len, list_key, fields, out, slow_line
-            )
+            lines = parts.scan(buf, n, keys, key_len, list_key, out) if parts else None
+            if lines is None:
+                pos, lineno = _scan_chunk(
+                    path, buf, n, have, lineno, keys, key_len, list_key, fields, out, slow_line
+                )
+            else:
+                pos, lineno = n, lineno + lines
             buf[: have - pos] = buf[pos:have]
             have -= pos
     return out.result()
+
+
+class _Parts:
+    """A chunk scanned in parts on threads at once (scan_raw), each part's outputs kept for the next chunk.
+
+    NOTE: only the byte scan runs in parallel: the numbering by first appearance is sequential, so
+    the parts' raw ids are numbered after, in file order, on the calling thread (numbering one
+    chunk beside the next one's scan measured about the same on two cores, 0.79-0.87 of one
+    thread's time either way). A part that cannot be read whole (a line for the Python path, an
+    output too short) sends its whole chunk to scan_lines.
+    """
+
+    def __init__(self, pool: ThreadPoolExecutor, workers: int, fields: tuple[str, ...]) -> None:
+        self.pool, self.workers, self.num_fields = pool, workers, len(fields)
+        # NOTE: a line scan_raw reads holds every field's quoted key, a colon and a value
+        self.min_line = 2 + sum(len(f.encode()) + 4 for f in fields)
+        self.outputs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def _outputs(self, j: int, num_bytes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Part j's (values, counts, raw ids), with room for what num_bytes of lines can hold."""
+        rows, ids = num_bytes // self.min_line + 2, num_bytes // MIN_ID_BYTES + 2
+        while len(self.outputs) <= j:
+            self.outputs.append(
+                (np.empty((0, self.num_fields)), np.empty(0, np.int64), np.empty(0, np.int64))
+            )
+        if self.outputs[j][1].shape[0] < rows or self.outputs[j][2].shape[0] < ids:
+            self.outputs[j] = (
+                np.empty((rows, self.num_fields)),
+                np.empty(rows, np.int64),
+                np.empty(ids, np.int64),
+            )
+        return self.outputs[j]
+
+    def scan(self, buf, n, keys, key_len, list_key, out: _Outputs) -> int | None:
+        """The lines of buf[:n] (buf[n] spare) read into out, and how many; None if scan_lines must read them."""
+        saved = buf[n]
+        buf[n] = 10  # NOTE: the kernel stops at newlines only
+        w = self.workers
+        cuts = [0] + [min(int(line_end(buf, n * j // w)) + 1, n) for j in range(1, w)] + [n]
+        outputs = [self._outputs(j, cuts[j + 1] - cuts[j]) for j in range(w)]
+
+        def part(j: int) -> tuple:
+            return scan_raw(buf, cuts[j], cuts[j + 1], keys, key_len, list_key, *outputs[j])
+
+        later = [self.pool.submit(part, j) for j in range(1, w)]
+        results = [part(0)] + [f.result() for f in later]
+        buf[n] = saved
+        if any(status != DONE for status, *_ in results):
+            return None
+        for (values, counts, raw), (_, rows, k, _) in zip(outputs, results, strict=True):
+            out.add_raw(values[:rows], counts[:rows], raw[:k])
+        return sum(lines for *_, lines in results)
 
 
 def _scan_chunk(

@@ -261,6 +261,20 @@ def _line(buf, i, keys, key_len, list_key, values, row, raw):
     return i, m
 
 
+@njit(cache=True, inline="always")
+def _skip_blanks(buf: np.ndarray, pos: int) -> tuple:
+    """(index of the first byte of the line at pos that bytes.strip() keeps, or of its newline;
+    whether the blanks before it held a vertical tab or form feed: blank to bytes.strip(), not
+    whitespace to JSON)."""
+    i, is_odd = pos, False
+    c = buf[i]
+    while c in (_SP, _TAB, _CR, _VT, _FF):
+        is_odd |= c in (_VT, _FF)
+        i += 1
+        c = buf[i]
+    return i, is_odd
+
+
 @njit(cache=True)
 def scan_lines(buf, n, keys, key_len, list_key, values, counts, ids, raw, ix, pos, lineno, row, k):
     """Scan the lines of buf[:n] (buf[n] is a newline) from pos: (status, pos, lineno, row, k, line end).
@@ -271,13 +285,8 @@ def scan_lines(buf, n, keys, key_len, list_key, values, counts, ids, raw, ix, po
     FULL_TABLE / FULL_HASH, and call again.
     """
     while pos < n:
-        i, is_odd = pos, False
-        c = buf[i]
-        while c in (_SP, _TAB, _CR, _VT, _FF):
-            is_odd |= c == _VT or c == _FF  # blank to bytes.strip(), not whitespace to JSON
-            i += 1
-            c = buf[i]
-        if c == _NL:
+        i, is_odd = _skip_blanks(buf, pos)
+        if buf[i] == _NL:
             pos, lineno = i + 1, lineno + 1  # a blank line
             continue
         if is_odd:
@@ -315,3 +324,33 @@ def whole_lines(buf: np.ndarray, have: int) -> int:
         if buf[i] == _NL:
             return i + 1
     return 0
+
+
+@njit(cache=True, nogil=True)
+def scan_raw(buf, lo, hi, keys, key_len, list_key, values, counts, ids):
+    """scan_lines over the whole lines of buf[lo:hi] with every id left raw (int64) in ids, holding
+    no lock, so that threads scan parts of one chunk at once: (status, rows, ids, lines).
+
+    DONE: every line read (lines: how many, blank ones too); DEFER: a line needs Python, FULL_ROWS
+    or FULL_IDS: an output is short; on any of these the caller reads the whole chunk again with
+    scan_lines, which numbers ids in file order (scan.py).
+    """
+    pos, row, k, lines = lo, 0, 0, 0
+    while pos < hi:
+        i, is_odd = _skip_blanks(buf, pos)
+        if buf[i] == _NL:
+            pos, lines = i + 1, lines + 1
+            continue
+        if is_odd:
+            return DEFER, row, k, lines
+        if row >= counts.shape[0]:
+            return FULL_ROWS, row, k, lines
+        end, m = _line(buf, i, keys, key_len, list_key, values, row, ids[k:])
+        if end == -2:
+            return FULL_IDS, row, k, lines
+        if end < 0:
+            return DEFER, row, k, lines
+        counts[row] = m
+        row, k, lines = row + 1, k + m, lines + 1
+        pos = end + 1
+    return DONE, row, k, lines
