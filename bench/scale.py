@@ -21,7 +21,7 @@ import numpy as np
 
 from bench.run import ROOT, Result, peak_rss_kib
 from dashboard.engine.readers import read_trace, scan
-from dashboard.engine.readers.mooncake import FIELDS, read_mooncake, record_values
+from dashboard.engine.readers.mooncake import FIELDS, KINDS, read_mooncake, record_values
 from dashboard.services.replay import ReplayRequest, run_replay
 from dashboard.sim.scale_trace import SCALE_BLOCK_TOKENS, scale_trace_file
 
@@ -162,6 +162,55 @@ def bench_reader(conversation: Path) -> list[Result]:
     return results
 
 
+def bench_bailian_reader(conversation: Path) -> Result:
+    """The Bailian reader (the compiled scan) against its own json path, on the conversation trace
+    written as Bailian JSONL (its sessions as inferred, once, under the bench cache)."""
+    from dashboard.engine.readers import bailian
+    from dashboard.engine.sessions import session_structure
+
+    path = scale_trace_file(SEED, NUM_ACCESSES).with_name(f"bailian-{conversation.name}")
+    if not path.is_file():
+        trace = read_mooncake(conversation)
+        parent, _, turns = session_structure(trace)
+        lines = (
+            json.dumps(
+                {
+                    "chat_id": i,
+                    "parent_chat_id": int(parent[i]),
+                    "timestamp": float(trace.arrival_s[i]),
+                    "input_length": int(trace.input_tokens[i]),
+                    "output_length": int(trace.output_tokens[i]),
+                    "type": "text",
+                    "turn": int(turns[i]) + 1,
+                    "hash_ids": trace.block_ids[trace.offsets[i] : trace.offsets[i + 1]].tolist(),
+                }
+            )
+            + "\n"
+            for i in range(trace.num_requests)
+        )
+        path.write_text("".join(lines))
+    bailian.read_bailian(path)  # warm: numba cache, page cache
+    scanned = [_timed(lambda: bailian.read_bailian(path, 512)) for _ in range(11)]
+    fast_s, trace = median(t for t, _ in scanned), scanned[-1][1]
+    json_s, slow = _timed(lambda: bailian._read_json(path, 512))
+    assert np.array_equal(trace.session_ids, slow.session_ids) and np.array_equal(
+        trace.block_ids, slow.block_ids
+    )
+    rate = trace.num_requests / fast_s
+    return Result(
+        "Bailian JSONL reader (compiled scan), Mooncake conversation trace as Bailian",
+        f"python -c \"from dashboard.engine.readers import read_trace; read_trace('{path.name}', 'bailian')\"",
+        rate,
+        "requests/s",
+        "its json path (bailian._read_json, what read the format before)",
+        trace.num_requests / json_s,
+        ">= 1M requests/s",
+        rate >= 1e6,
+        f"{trace.num_requests:,} requests with sessions, turns and types, {path.stat().st_size / 1e6:.1f} MB; "
+        f"{fast_s * 1e3:.1f} ms, median of 11; the same sessions and ids checked",
+    )
+
+
 def _timed(fn) -> tuple[float, object]:
     started = time.perf_counter()
     out = fn()
@@ -173,9 +222,7 @@ def _threads_note(path: Path, repeats: int = 5) -> str:
     times: dict[int, list[float]] = {scan.WORKERS: [], 1: []}
     for _ in range(repeats):
         for workers, runs in times.items():
-            runs.append(
-                _timed(lambda w=workers: scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, w))[0]
-            )
+            runs.append(_timed(lambda w=workers: scan.scan_jsonl(path, FIELDS, KINDS, record_values, w))[0])
     many, one = median(times[scan.WORKERS]), median(times[1])
     return (
         f"; the scan in parts on {scan.WORKERS} threads {many:.2f} s against {one:.2f} s on one "

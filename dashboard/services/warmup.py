@@ -70,7 +70,16 @@ def _readers() -> None:
         path.write_text("\n".join(lines) + "\n")
         read_trace(path, "mooncake")
         # NOTE: and in parts on threads, as a file of several MB is read (scan.scan_raw)
-        scan_jsonl(path, mooncake.FIELDS, "hash_ids", mooncake.record_values, workers=2, parallel_min_bytes=0)
+        scan_jsonl(
+            path, mooncake.FIELDS, mooncake.KINDS, mooncake.record_values, workers=2, parallel_min_bytes=0
+        )
+        chats = (
+            f'{{"chat_id": {i}, "parent_chat_id": {i - 1 if i else -1}, "timestamp": {i}.5, "input_length": 40, '
+            f'"output_length": 8, "type": "text", "turn": {i + 1}, "hash_ids": [0, {i + 1}]}}'
+            for i in range(3)
+        )
+        path.write_text("\n".join(chats) + "\n")
+        read_trace(path, "bailian")  # NOTE: the compiled scan and its sessions (bailian.py)
 
 
 def _planner(trace: Trace) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dashboard.engine.readers import intern, read_trace, scan
-from dashboard.engine.readers.mooncake import FIELDS, read_mooncake, record_values
-from tests.readers.twin_jsonl import read_mooncake_twin
+from dashboard.engine.readers.mooncake import FIELDS, KINDS, read_mooncake, record_values
+from tests.readers.twin_jsonl import outcome, read_mooncake_twin
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -108,23 +107,6 @@ def files(draw) -> bytes:
     return prefix + text.encode()
 
 
-def outcome(read, path: Path) -> tuple | str:
-    """A reader's arrays, or its error message."""
-    try:
-        t = read(path, block_tokens=16)
-    except ValueError as exc:
-        return str(exc)
-    return (
-        t.arrival_s.tolist(),
-        t.offsets.tolist(),
-        t.block_ids.tolist(),
-        t.input_tokens.tolist(),
-        t.output_tokens.tolist(),
-        t.num_blocks,
-        t.block_ids.dtype,
-    )
-
-
 @FAST
 @given(data=files())
 def test_the_scan_reads_any_file_exactly_as_the_json_path_does(tmp_path_factory, data: bytes) -> None:
@@ -169,16 +151,16 @@ def test_a_chunk_read_in_parts_on_threads_equals_one_thread_and_numbers_lines_on
     path = tmp_path / "m.jsonl"
     path.write_text("\n".join(lines) + "\n")
     columns = {
-        w: scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, workers=w, parallel_min_bytes=0)
+        w: scan.scan_jsonl(path, FIELDS, KINDS, record_values, workers=w, parallel_min_bytes=0)
         for w in (1, 3)
     }
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scan, "CHUNK_BYTES", 4096)  # about 50 chunks, each in three parts
-        columns[3] = scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, workers=3, parallel_min_bytes=0)
+        columns[3] = scan.scan_jsonl(path, FIELDS, KINDS, record_values, workers=3, parallel_min_bytes=0)
         lines[2500] = lines[2500].replace('"timestamp": 2500', '"timestamp": -1')
         path.write_text("\n".join(lines) + "\n")
         with pytest.raises(ValueError, match=r"m.jsonl:2501: field 'timestamp'"):
-            scan.scan_jsonl(path, FIELDS, "hash_ids", record_values, workers=3, parallel_min_bytes=0)
+            scan.scan_jsonl(path, FIELDS, KINDS, record_values, workers=3, parallel_min_bytes=0)
     one, three = columns[1], columns[3]
     assert one.counts.sum() > 10_000
     assert np.array_equal(one.values[:, :3], three.values[:, :3]) and np.array_equal(one.counts, three.counts)

@@ -1,6 +1,7 @@
 """The Mooncake reader's pure-Python twin: the line-by-line json path the compiled scan replaced.
 
-Compared with read_mooncake on random files (test_scan.py) and the bench's baseline.
+Compared with read_mooncake on random files (test_scan.py) and the bench's baseline; and what
+the compiled and json paths' answers are compared as (`outcome`).
 """
 
 from __future__ import annotations
@@ -37,3 +38,16 @@ def read_mooncake_twin(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Tr
         block_tokens=block_tokens,
         source=str(path),
     )
+
+
+TRACE_ARRAYS = ("arrival_s", "offsets", "block_ids", "input_tokens", "output_tokens")
+
+
+def outcome(read, path: Path, fields: tuple[str, ...] = TRACE_ARRAYS) -> tuple | str:
+    """A reader's Trace fields (arrays as lists) with its num_blocks and id dtype, or its error message."""
+    try:
+        t = read(path, block_tokens=16)
+    except ValueError as exc:
+        return str(exc)
+    got = [getattr(t, f) for f in fields]
+    return (*(g.tolist() if isinstance(g, np.ndarray) else g for g in got), t.num_blocks, t.block_ids.dtype)

@@ -84,7 +84,13 @@ def test_the_first_commands_load_only_kernels_the_warmup_compiles_and_compile_no
         "64",
         "--json",
     ]
-    for args in (*FIRST_COMMANDS, hashed):
+    chats = tmp_path / "bailian.jsonl"
+    chats.write_text(
+        '{"chat_id": 1, "parent_chat_id": -1, "timestamp": 0.5, "input_length": 40, "output_length": 8, '
+        '"type": "text", "turn": 1, "hash_ids": [3, 4, 5]}\n'
+    )
+    bailian = ["replay", str(chats), "--format", "bailian", "--hbm-blocks", "64", "--json"]
+    for args in (*FIRST_COMMANDS, hashed, bailian):
         run = kvscope(args)
         assert run.returncode == 0, run.stderr
         assert not cached_kernels(run.stdout, "saved"), f"kvscope {args[0]} compiled after the warmup"

@@ -11,9 +11,11 @@ from dashboard.core.types import Trace
 from dashboard.engine.readers.canonical import build_trace
 from dashboard.engine.readers.jsonl import count, int_list, number, require_requests
 from dashboard.engine.readers.scan import scan_jsonl
+from dashboard.engine.readers.scan_kernel import LIST, NUMBER
 
 BLOCK_TOKENS = 512
 FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
+KINDS = (NUMBER, NUMBER, NUMBER, LIST)
 
 
 def record_values(path: Path, lineno: int, rec: dict[str, Any]) -> tuple[list[float], list[int]]:
@@ -28,7 +30,7 @@ def record_values(path: Path, lineno: int, rec: dict[str, Any]) -> tuple[list[fl
 def read_mooncake(path: str | Path, block_tokens: int = BLOCK_TOKENS) -> Trace:
     """Read a Mooncake trace: a compiled scan, with the Python path for any line it defers."""
     path = Path(path)
-    cols = scan_jsonl(path, FIELDS, "hash_ids", record_values)
+    cols = scan_jsonl(path, FIELDS, KINDS, record_values)
     require_requests(path, cols.counts.shape[0])
     # NOTE: count() is int(float(value)), so a count round-trips through float64 on both paths.
     return build_trace(

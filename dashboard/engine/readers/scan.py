@@ -34,6 +34,7 @@ from dashboard.engine.readers.scan_kernel import (
     FULL_IDS,
     FULL_RAW,
     FULL_ROWS,
+    LIST,
     line_end,
     scan_lines,
     scan_raw,
@@ -45,6 +46,7 @@ CHUNK_BYTES = 1 << 22  # NOTE: 4 MB scanned in parts: 0.82 of one thread's time,
 # least 2), capped; the arrays are np.empty, so pages beyond what is written are never touched.
 MIN_LINE_BYTES, MIN_ID_BYTES = 64, 2
 MAX_FIRST_ROWS, MAX_FIRST_IDS = 1 << 24, 1 << 28
+MAX_TEXTS, MAX_TEXT_BYTES = 64, 32  # a TEXT field's distinct strings; a line past these is deferred
 # The chunks of a file of at least PARALLEL_MIN_BYTES are scanned by WORKERS threads at once, a
 # part each (scan_raw), and their ids numbered after, in file order: docs/traces.md has what it gains.
 PARALLEL_MIN_BYTES = 1 << 22
@@ -62,6 +64,7 @@ class ScannedColumns:
     counts: np.ndarray
     block_ids: np.ndarray  # int32, dense by first appearance in the file
     num_blocks: int
+    texts: tuple[str, ...] = ()  # a TEXT field's strings: its column holds their numbers
 
 
 class _Outputs:
@@ -110,38 +113,52 @@ class _Outputs:
         self.ix = intern_all(self.ix, raw, self.ids, self.k)
         self.row, self.k = self.row + counts.shape[0], self.k + raw.shape[0]
 
-    def result(self) -> ScannedColumns:
+    def result(self, texts: tuple[str, ...]) -> ScannedColumns:
         self.values.resize((self.row, self.values.shape[1]), refcheck=False)
         self.counts.resize(self.row, refcheck=False)
         self.ids.resize(self.k, refcheck=False)
-        return ScannedColumns(self.values, self.counts, self.ids, int(self.ix.io[NUM_IDS]))
+        return ScannedColumns(self.values, self.counts, self.ids, int(self.ix.io[NUM_IDS]), texts)
 
 
-def _key_table(fields: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _schema(fields: tuple[str, ...], kinds: tuple[int, ...]) -> tuple:
+    """The kernel's view of the fields: (keys, key lengths, kinds, texts: a table of up to
+    MAX_TEXTS strings of at most MAX_TEXT_BYTES, their lengths, how many)."""
+    if len(kinds) != len(fields) or list(kinds).count(LIST) != 1:
+        raise ValueError(f"scan_jsonl: one kind per field and one LIST among them, got {kinds} for {fields}")
     encoded = [f.encode() for f in fields]
-    table = np.zeros((len(fields), max(map(len, encoded))), np.uint8)
+    keys = np.zeros((len(fields), max(map(len, encoded))), np.uint8)
     for k, key in enumerate(encoded):
-        table[k, : len(key)] = np.frombuffer(key, np.uint8)
-    return table, np.array([len(k) for k in encoded], np.int64)
+        keys[k, : len(key)] = np.frombuffer(key, np.uint8)
+    texts = (
+        np.zeros((MAX_TEXTS, MAX_TEXT_BYTES), np.uint8),
+        np.zeros(MAX_TEXTS, np.int64),
+        np.zeros(1, np.int64),
+    )
+    return keys, np.array([len(k) for k in encoded], np.int64), np.array(kinds, np.int64), texts
+
+
+def _texts(schema: tuple) -> tuple[str, ...]:
+    table, lengths, count = schema[3]
+    return tuple(table[c, : lengths[c]].tobytes().decode("ascii") for c in range(int(count[0])))
 
 
 def scan_jsonl(
     path: Path,
     fields: tuple[str, ...],
-    list_field: str,
+    kinds: tuple[int, ...],
     slow_line: SlowLine,
     workers: int | None = None,
     parallel_min_bytes: int | None = None,
 ) -> ScannedColumns:
-    """Every record of a JSONL file: the number fields (in fields order; list_field's column unused) and ids.
+    """Every record of a JSONL file: its fields' values in fields order (the LIST field's column unused)
+    and the LIST field's ids; kinds: each field's (scan_kernel's NUMBER, INTEGER, LIST, TEXT).
 
     A line the scanner defers goes through jsonl.parse_record and slow_line(path, lineno, record),
     which returns the same (values, ids) or raises the reader's ValueError. With workers > 1
     (WORKERS), the chunks of a file of at least parallel_min_bytes (PARALLEL_MIN_BYTES) are each
     scanned in parts on that many threads at once (_Parts).
     """
-    keys, key_len = _key_table(fields)
-    list_key = fields.index(list_field)
+    schema = _schema(fields, kinds)
     workers = WORKERS if workers is None else workers
     least = PARALLEL_MIN_BYTES if parallel_min_bytes is None else parallel_min_bytes
     with open_trace_file(path) as fh, ThreadPoolExecutor(max(workers - 1, 1)) as pool:
@@ -158,16 +175,14 @@ def scan_jsonl(
             is_eof = got == 0
             have += got
             n = have if is_eof else whole_lines(buf, have)
-            lines = parts.scan(buf, n, keys, key_len, list_key, out) if parts else None
+            lines = parts.scan(buf, n, schema, out) if parts else None
             if lines is None:
-                pos, lineno = _scan_chunk(
-                    path, buf, n, have, lineno, keys, key_len, list_key, fields, out, slow_line
-                )
+                pos, lineno = _scan_chunk(path, buf, n, have, lineno, schema, fields, out, slow_line)
             else:
                 pos, lineno = n, lineno + lines
             buf[: have - pos] = buf[pos:have]
             have -= pos
-    return out.result()
+    return out.result(_texts(schema))
 
 
 class _Parts:
@@ -201,7 +216,7 @@ class _Parts:
             )
         return self.outputs[j]
 
-    def scan(self, buf, n, keys, key_len, list_key, out: _Outputs) -> int | None:
+    def scan(self, buf, n, schema, out: _Outputs) -> int | None:
         """The lines of buf[:n] (buf[n] spare) read into out, and how many; None if scan_lines must read them."""
         saved = buf[n]
         buf[n] = 10  # NOTE: the kernel stops at newlines only
@@ -210,7 +225,7 @@ class _Parts:
         outputs = [self._outputs(j, cuts[j + 1] - cuts[j]) for j in range(w)]
 
         def part(j: int) -> tuple:
-            return scan_raw(buf, cuts[j], cuts[j + 1], keys, key_len, list_key, *outputs[j])
+            return scan_raw(buf, cuts[j], cuts[j + 1], schema, *outputs[j])
 
         later = [self.pool.submit(part, j) for j in range(1, w)]
         results = [part(0)] + [f.result() for f in later]
@@ -222,16 +237,14 @@ class _Parts:
         return sum(lines for *_, lines in results)
 
 
-def _scan_chunk(
-    path, buf, n, have, lineno, keys, key_len, list_key, fields, out, slow_line
-) -> tuple[int, int]:
+def _scan_chunk(path, buf, n, have, lineno, schema, fields, out, slow_line) -> tuple[int, int]:
     """Read the whole lines of buf[:n]; returns (bytes consumed, next line number)."""
     saved = buf[n]
     buf[n] = 10  # NOTE: the kernel stops at newlines only; restored before the bytes move
     pos = 0
     while True:
         status, pos, lineno, out.row, out.k, end = scan_lines(
-            buf, n, keys, key_len, list_key, out.values, out.counts, out.ids, out.raw, out.ix,
+            buf, n, schema, out.values, out.counts, out.ids, out.raw, out.ix,
             pos, lineno, out.row, out.k,
         )  # fmt: skip
         if status == DONE:

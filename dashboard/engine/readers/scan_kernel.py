@@ -14,6 +14,9 @@ from numba import njit
 from dashboard.engine.readers.intern import intern_ids
 
 DONE, DEFER, FULL_ROWS, FULL_IDS, FULL_RAW = range(5)  # FULL_TABLE, FULL_HASH: intern.py's
+# What a field's value may be (scan.py's schema): a non-negative number; an integer, sign allowed,
+# exact as a double; the list of integer ids; a printable-ASCII string, numbered by first appearance.
+NUMBER, INTEGER, LIST, TEXT = range(4)
 _NL, _SP, _TAB, _CR, _VT, _FF = 10, 32, 9, 13, 11, 12
 _QUOTE, _BACKSLASH, _COMMA, _COLON, _MINUS, _DOT, _PLUS = 34, 92, 44, 58, 45, 46, 43
 _LBRACE, _RBRACE, _LBRACKET, _RBRACKET = 123, 125, 91, 93
@@ -78,6 +81,48 @@ def _number(buf: np.ndarray, i: int) -> tuple:
         return -1, 0.0
     # NOTE: both operands are exact doubles, so the one rounding is float()'s (Clinger's fast path).
     return i, float(mantissa) / _POW10[fraction]
+
+
+@njit(cache=True, inline="always")
+def _integer(buf: np.ndarray, i: int) -> tuple:
+    """A JSON integer at i, sign allowed, of size below 2**53 (exact as a double): (end, value); end -1 defers."""
+    negative = buf[i] == _MINUS
+    start = i + negative
+    end, value = _number(buf, start)
+    if end < 0 or value >= _MAX_MANTISSA:
+        return -1, 0.0
+    for j in range(start, end):
+        if buf[j] == _DOT:
+            return -1, 0.0  # NOTE: json reads 1.0 as a float, which no chat id or turn may be
+    return end, -value if negative else value
+
+
+@njit(cache=True, inline="always")
+def _text_code(buf: np.ndarray, i: int, texts: tuple, grow: bool) -> tuple:
+    """A JSON string of printable ASCII without escapes at i, as its number in texts (table, lengths,
+    count) by first appearance, adding it when grow: (end, number); end -1 defers."""
+    table, lengths, count = texts
+    end = _string(buf, i) if buf[i] == _QUOTE else -1
+    if end < 0:
+        return -1, 0.0
+    start, length = i + 1, end - i - 2
+    for j in range(start, end - 1):
+        if buf[j] == _BACKSLASH:
+            return -1, 0.0
+    for c in range(count[0]):
+        if lengths[c] == length:
+            j = 0
+            while j < length and table[c, j] == buf[start + j]:
+                j += 1
+            if j == length:
+                return end, float(c)
+    c = count[0]
+    if not grow or c == table.shape[0] or length > table.shape[1]:
+        return -1, 0.0
+    table[c, :length] = buf[start : end - 1]
+    lengths[c] = length
+    count[0] = c + 1
+    return end, float(c)
 
 
 @njit(cache=True, inline="always")
@@ -219,8 +264,11 @@ def _key(buf: np.ndarray, i: int, keys: np.ndarray, key_len: np.ndarray) -> tupl
 
 
 @njit(cache=True)
-def _line(buf, i, keys, key_len, list_key, values, row, raw):
-    """One object line at i into values[row] and raw: (index of its newline, ids in raw); -1 defers, -2 full."""
+def _line(buf, i, schema, values, row, raw, grow):
+    """One object line at i into values[row] and raw: (index of its newline, ids in raw); -1 defers, -2 full.
+
+    schema: (keys, key lengths, kinds, texts), scan.py's; grow: a new string may be numbered."""
+    keys, key_len, kinds, texts = schema
     m = 0
     if buf[i] != _LBRACE:
         return -1, m
@@ -238,14 +286,20 @@ def _line(buf, i, keys, key_len, list_key, values, row, raw):
             i = _skip_scalar(buf, i)
         elif seen & (1 << key):
             return -1, m  # a repeated key: json.loads keeps the last one; leave that to it
-        elif key == list_key:
+        elif kinds[key] == LIST:
             seen |= 1 << key
             i, m = _int_list(buf, i, raw)
             if i == -2:
                 return -2, m
         else:
             seen |= 1 << key
-            i, value = _number(buf, i)
+            kind = kinds[key]
+            if kind == NUMBER:
+                i, value = _number(buf, i)
+            elif kind == INTEGER:
+                i, value = _integer(buf, i)
+            else:
+                i, value = _text_code(buf, i, texts, grow)
             values[row, key] = value
         if i < 0:
             return -1, m
@@ -276,7 +330,7 @@ def _skip_blanks(buf: np.ndarray, pos: int) -> tuple:
 
 
 @njit(cache=True)
-def scan_lines(buf, n, keys, key_len, list_key, values, counts, ids, raw, ix, pos, lineno, row, k):
+def scan_lines(buf, n, schema, values, counts, ids, raw, ix, pos, lineno, row, k):
     """Scan the lines of buf[:n] (buf[n] is a newline) from pos: (status, pos, lineno, row, k, line end).
 
     Each line's ids go to raw, then, once the line is whole, through the interning tables ix
@@ -293,7 +347,7 @@ def scan_lines(buf, n, keys, key_len, list_key, values, counts, ids, raw, ix, po
             return DEFER, pos, lineno, row, k, line_end(buf, i)
         if row >= counts.shape[0]:
             return FULL_ROWS, pos, lineno, row, k, 0
-        end, m = _line(buf, i, keys, key_len, list_key, values, row, raw)
+        end, m = _line(buf, i, schema, values, row, raw, True)
         if end == -2:
             return FULL_RAW, pos, lineno, row, k, 0
         if end < 0:
@@ -327,13 +381,13 @@ def whole_lines(buf: np.ndarray, have: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def scan_raw(buf, lo, hi, keys, key_len, list_key, values, counts, ids):
+def scan_raw(buf, lo, hi, schema, values, counts, ids):
     """scan_lines over the whole lines of buf[lo:hi] with every id left raw (int64) in ids, holding
     no lock, so that threads scan parts of one chunk at once: (status, rows, ids, lines).
 
-    DONE: every line read (lines: how many, blank ones too); DEFER: a line needs Python, FULL_ROWS
-    or FULL_IDS: an output is short; on any of these the caller reads the whole chunk again with
-    scan_lines, which numbers ids in file order (scan.py).
+    DONE: every line read (lines: how many, blank ones too); DEFER: a line needs Python or holds a
+    string not numbered yet, FULL_ROWS or FULL_IDS: an output is short; on any of these the caller
+    reads the whole chunk again with scan_lines, which numbers ids and strings in file order (scan.py).
     """
     pos, row, k, lines = lo, 0, 0, 0
     while pos < hi:
@@ -345,7 +399,7 @@ def scan_raw(buf, lo, hi, keys, key_len, list_key, values, counts, ids):
             return DEFER, row, k, lines
         if row >= counts.shape[0]:
             return FULL_ROWS, row, k, lines
-        end, m = _line(buf, i, keys, key_len, list_key, values, row, ids[k:])
+        end, m = _line(buf, i, schema, values, row, ids[k:], False)
         if end == -2:
             return FULL_IDS, row, k, lines
         if end < 0:
