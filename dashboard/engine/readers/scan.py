@@ -192,7 +192,7 @@ class _Parts:
     the parts' raw ids are numbered after, in file order, on the calling thread (numbering one
     chunk beside the next one's scan measured about the same on two cores, 0.79-0.87 of one
     thread's time either way). A part that cannot be read whole (a line for the Python path, an
-    output too short) sends its whole chunk to scan_lines.
+    output too short, a TEXT field's string not numbered yet) sends its whole chunk to scan_lines.
     """
 
     def __init__(self, pool: ThreadPoolExecutor, workers: int, fields: tuple[str, ...]) -> None:
