@@ -131,6 +131,7 @@ def test_an_error_the_scan_finds_on_the_arrays_is_the_json_paths_own(tmp_path, l
 
 
 def test_a_big_bailian_file_is_scanned_in_parts_and_equals_the_json_path(tmp_path):
+    """Chunks of 64 kB in three parts each; a type first seen late is numbered in file order."""
     rows = [
         json.dumps(
             {
@@ -139,7 +140,7 @@ def test_a_big_bailian_file_is_scanned_in_parts_and_equals_the_json_path(tmp_pat
                 "timestamp": k / 4,
                 "input_length": 16 * (k % 5 + 1),
                 "output_length": 3,
-                "type": ("text", "image", "search")[k % 7 % 3],
+                "type": "file" if k in (15_000, 19_999) else ("text", "image", "search")[k % 7 % 3],
                 "turn": k % 3 + 1,
                 "hash_ids": list(range(k - k % 3, k + 1)),
             }
@@ -155,6 +156,8 @@ def test_a_big_bailian_file_is_scanned_in_parts_and_equals_the_json_path(tmp_pat
         scanned = bailian._read_scanned(path, 16)
     assert scanned is not None and scanned.num_requests == 20_000
     assert np.array_equal(scanned.session_ids, np.arange(20_000) // 3 * 3)
+    # NOTE: a type first seen in a later part of a later chunk sends that chunk to one thread, which numbers it next
+    assert scanned.type_names == ("text", "image", "search", "file") and scanned.type_codes[15_000] == 3
     assert outcome(lambda p, block_tokens: scanned, path, SESSIONS) == outcome(
         bailian._read_json, path, SESSIONS
     )
