@@ -37,3 +37,10 @@ def duckdb_threads() -> int | None:
     if not text.isdigit() or int(text) < 1:
         raise ValueError(f"{THREADS_ENV_VAR}={text!r}: expected a positive whole number of threads")
     return int(text)
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS has one, e.g. not macOS)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

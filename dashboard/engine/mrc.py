@@ -9,12 +9,12 @@ trace gives every capacity at once (the LRU inclusion property).
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
 
+from dashboard.core.config import usable_cores
 from dashboard.core.types import MissRatioCurve, Trace
 from dashboard.engine.replay import replay_single_cache
 
@@ -154,10 +154,3 @@ def replay_each(
         return [replay_single_cache(trace, c, policy) for c in caps]
     with ThreadPoolExecutor(workers, thread_name_prefix="kvscope-replay") as pool:
         return list(pool.map(lambda c: replay_single_cache(trace, c, policy), caps))
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the OS has one, e.g. not macOS)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dashboard.core.config import usable_cores
 from dashboard.core.types import ClusterConfig, RouterConfig, TierConfig
-from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc, replay_each, usable_cores
+from dashboard.engine.mrc import default_capacities, lru_mrc, policy_mrc, replay_each
 from dashboard.engine.policies import policy_names
 from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import block_hit_ratio, replay_single_cache, simulate

@@ -17,7 +17,6 @@ yields exactly what the Python path yields, and every error is the Python path's
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dashboard.core.config import usable_cores
 from dashboard.engine.readers.intern import NUM_IDS, grow, intern_all, new_interner
 from dashboard.engine.readers.jsonl import open_trace_file, parse_record
 from dashboard.engine.readers.scan_kernel import (
@@ -50,7 +50,7 @@ MAX_TEXTS, MAX_TEXT_BYTES = 64, 32  # a TEXT field's distinct strings; a line pa
 # The chunks of a file of at least PARALLEL_MIN_BYTES are scanned by WORKERS threads at once, a
 # part each (scan_raw), and their ids numbered after, in file order: docs/traces.md has what it gains.
 PARALLEL_MIN_BYTES = 1 << 22
-WORKERS = min(len(os.sched_getaffinity(0)), 8)
+WORKERS = min(usable_cores(), 8)
 
 # (path, line number, record) -> (number fields in order, list ids), or the reader's ValueError
 SlowLine = Callable[[Path, int, dict[str, Any]], tuple[list[float], list[int]]]
