@@ -21,9 +21,15 @@ import numpy as np
 
 from bench.run import ROOT, Result, peak_rss_kib
 from dashboard.engine.readers import read_trace, scan
+from dashboard.engine.readers.intern import dense_ids
 from dashboard.engine.readers.mooncake import FIELDS, KINDS, read_mooncake, record_values
 from dashboard.services.replay import ReplayRequest, run_replay
-from dashboard.sim.scale_trace import SCALE_BLOCK_TOKENS, scale_trace_file
+from dashboard.sim.scale_trace import (
+    SCALE_BLOCK_TOKENS,
+    generate_scale_columns,
+    scale_trace_file,
+    write_mooncake_jsonl,
+)
 
 NUM_ACCESSES, SEED = 100_000_000, 0
 # NOTE: 8,192 HBM blocks (128k tokens) per pod keep the sessions' working set from fitting in HBM,
@@ -126,13 +132,17 @@ def bench_reader(conversation: Path) -> list[Result]:
     from tests.readers.twin_jsonl import read_mooncake_twin  # NOTE: here, so the children never import tests
 
     path = scale_trace_file(SEED, NUM_ACCESSES)
-    head = path.with_name(f"head-{TWIN_LINES}-{path.name}")
-    if not head.is_file():
-        with path.open("rb") as src:
-            head.write_bytes(b"".join(src.readline() for _ in range(TWIN_LINES)))
+    numbered = first_appearance_ids_file(path)
     results = []
     for name, full, part, block_tokens, repeats in (
-        ("100M-access scale trace", path, head, SCALE_BLOCK_TOKENS, 3),
+        ("100M-access scale trace", path, _head(path), SCALE_BLOCK_TOKENS, 3),
+        (
+            "100M-access scale trace, ids numbered as the published traces number them",
+            numbered,
+            _head(numbered),
+            SCALE_BLOCK_TOKENS,
+            3,
+        ),
         ("Mooncake conversation trace", conversation, conversation, 512, 11),
     ):
         read_mooncake(part, block_tokens)  # warm: numba cache, page cache
@@ -160,6 +170,26 @@ def bench_reader(conversation: Path) -> list[Result]:
         )
         del trace
     return results
+
+
+def _head(path: Path) -> Path:
+    """The file's first TWIN_LINES lines, kept beside it: what the json path's baseline reads."""
+    head = path.with_name(f"head-{TWIN_LINES}-{path.name}")
+    if not head.is_file():
+        with path.open("rb") as src:
+            head.write_bytes(b"".join(src.readline() for _ in range(TWIN_LINES)))
+    return head
+
+
+def first_appearance_ids_file(path: Path) -> Path:
+    """The scale trace with each hash id replaced by its rank of first appearance, as the published
+    Mooncake traces number theirs (the generator's ids are per prompt and session instead), kept
+    beside path. Read, it is the same trace: readers number ids by first appearance anyway."""
+    numbered = path.with_name(f"first-appearance-ids-{path.name}")
+    if not numbered.is_file():
+        cols = generate_scale_columns(SEED, NUM_ACCESSES)
+        write_mooncake_jsonl(numbered, replace(cols, hash_ids=dense_ids(cols.hash_ids)[0].astype(np.int64)))
+    return numbered
 
 
 def bench_bailian_reader(conversation: Path) -> Result:

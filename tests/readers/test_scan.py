@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -258,3 +259,74 @@ def test_ids_the_table_grows_over_move_out_of_the_hash_and_keep_their_numbers():
     ix = intern.intern_all(ix, raw[1:], out, 1)
     assert ix.table.shape[0] > late + 1 and ix.io[intern.NUM_HASHED] == 0  # the table took it over
     assert out.tolist() == [0, *range(1, 101), 0, 101, 8]
+
+
+@st.composite
+def dense_then_any(draw) -> list[int]:
+    """Ids dense by first appearance (each the next counter value or an earlier one, as Mooncake's
+    hash_ids are), then anything: a jump ahead, a negative id, a huge one."""
+    seq: list[int] = []
+    for pick in draw(st.lists(st.integers(0, 2**16), max_size=300)):
+        seq.append(len(set(seq)) if not seq or pick % 3 == 0 else pick % len(set(seq)))
+    top = len(set(seq))
+    tail = st.one_of(st.integers(-3, top + 3), st.integers(-(2**63), 2**63 - 1))
+    return seq + draw(st.lists(tail, max_size=40))
+
+
+def first_appearance(raw: list[int]) -> tuple[list[int], int]:
+    first: dict[int, int] = {}
+    return [first.setdefault(v, len(first)) for v in raw], len(first)
+
+
+@FAST
+@given(raw=dense_then_any(), cuts=st.lists(st.integers(0, 400), max_size=8), group=st.integers(1, 4))
+def test_ids_dense_until_they_are_not_are_numbered_by_first_appearance_on_threads_too(raw, cuts, group):
+    """DENSE mode (ids their own numbers, tables empty) leaves off at the first id breaking it,
+    both when interned in one run and when a chunk's parts are placed on threads and checked after."""
+    want, num = first_appearance(raw)
+    got, got_num = intern.dense_ids(np.array(raw, np.int64))
+    assert got.tolist() == want and got_num == num
+    bounds = [0, *sorted(min(c, len(raw)) for c in cuts), len(raw)]
+    parts = [np.array(raw[a:b], np.int64) for a, b in zip(bounds, bounds[1:], strict=False)]
+    out = scan._Outputs(1, 1, 1)
+    with ThreadPoolExecutor(2) as pool:
+        for lo in range(0, len(parts), group):  # a chunk's parts at a time
+            out.add_parts([(np.zeros((1, 1)), np.array([p.size]), p) for p in parts[lo : lo + group]], pool)
+    assert out.ids[: len(raw)].tolist() == want and out.ix.io[intern.NUM_IDS] == num
+
+
+def test_a_file_of_mooncake_ids_read_in_parts_keeps_its_ids_and_no_table(tmp_path):
+    """Ids dense by first appearance are placed part by part and stay their own numbers (the
+    interning tables stay empty); a later jump ahead is numbered by first appearance from there."""
+    chains, top = [], 0
+    for k in range(3000):
+        shared = list(range(min(top, k % 5)))
+        chains.append(shared + list(range(top, top + k % 7)))
+        top += k % 7
+    chains[2700] = [top + 10, 0, top + 3]  # breaks DENSE mode in a late part
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": k, "input_length": 16, "output_length": 1, "hash_ids": c}) + "\n"
+            for k, c in enumerate(chains)
+        )
+    )
+    want, num = first_appearance([b for c in chains for b in c])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "CHUNK_BYTES", 4096)
+        interned_at: list[int] = []  # where each run interned through the tables starts
+
+        def intern_all(ix, raw, out, k):
+            interned_at.append(k)
+            return intern.intern_all(ix, raw, out, k)
+
+        mp.setattr(scan, "intern_all", intern_all)
+        got = scan.scan_jsonl(path, FIELDS, KINDS, record_values, workers=3, parallel_min_bytes=0)
+    assert got.block_ids.tolist() == want and got.num_blocks == num
+    before_break = sum(len(c) for c in chains[:2700])
+    assert want[:before_break] == [b for c in chains[:2700] for b in c]
+    # NOTE: a part of a 4096-byte chunk holds under 2,048 ids: only the broken part and later ones
+    assert interned_at and min(interned_at) > before_break - 2048
+    assert (
+        read_mooncake(path, 16).block_ids.tolist() == want == read_mooncake_twin(path, 16).block_ids.tolist()
+    )

@@ -1,5 +1,9 @@
 """Dense block ids by first appearance: raw 64-bit ids → 0..k-1, in one pass, growing as ids arrive.
 
+While every id so far is the next counter value or an earlier one (Mooncake's hash_ids and the
+generators' already are dense by first appearance), an id is its own number: the tables stay empty
+and interning is a comparison (DENSE mode). The first id breaking that fills the tables with the
+ids seen so far, numbered as they were, and interning goes on through them.
 Small non-negative ids (Mooncake's and the generators' are counters from 0) index a direct table,
 a few bytes per id and cache-friendly for runs of consecutive ids; any other id goes through an
 open-addressing hash table (Fibonacci hashing, linear probing, load at most 1/2). Invariant: an
@@ -19,16 +23,19 @@ from numba import njit
 
 DIRECT_LIMIT = 1 << 26  # at most 256 MiB of direct table
 SLOTS_PER_ID, BASE_SLOTS = 4, 1 << 16  # the table grows to cover an id below 4 × distinct ids + 64Ki
-FULL_TABLE, FULL_HASH = 5, 6  # statuses of intern_ids (scan_kernel's start at 0)
-NUM_IDS, NUM_HASHED, HASH_BITS, NEED = range(4)  # slots of Interner.io
+FULL_TABLE, FULL_HASH, LEAVE_DENSE = 5, 6, 7  # statuses of intern_ids (scan_kernel's start at 0)
+NUM_IDS, NUM_HASHED, HASH_BITS, NEED, DENSE = range(5)  # slots of Interner.io
+_FILL_IDS = 1 << 20  # leaving DENSE mode interns the ids seen so far this many at a time
 
 Interner = namedtuple("Interner", "table hkeys hvals io")
 
 
-def new_interner(hash_bits: int = 10) -> Interner:
-    """Empty tables: a direct table of BASE_SLOTS slots and a hash of 2**hash_bits."""
-    io = np.zeros(4, np.int64)
+def new_interner(hash_bits: int = 10, dense: bool = True) -> Interner:
+    """Empty tables: a direct table of BASE_SLOTS slots and a hash of 2**hash_bits; in DENSE mode
+    unless dense is False."""
+    io = np.zeros(5, np.int64)
     io[HASH_BITS] = hash_bits
+    io[DENSE] = dense
     return Interner(
         np.zeros(BASE_SLOTS, np.int32),
         np.zeros(1 << hash_bits, np.int64),
@@ -38,7 +45,10 @@ def new_interner(hash_bits: int = 10) -> Interner:
 
 
 def grow(ix: Interner, status: int) -> Interner:
-    """ix with room for what intern_ids asked: at least io[NEED] slots, and at least twice as many."""
+    """ix with room for what intern_ids asked: at least io[NEED] slots, and at least twice as many;
+    or, leaving DENSE mode, tables holding the ids seen so far."""
+    if status == LEAVE_DENSE:
+        return _filled(int(ix.io[NUM_IDS]))
     if status == FULL_TABLE:
         table, old = ix.table, ix.table.shape[0]
         table.resize(min(max(2 * old, int(ix.io[NEED])), DIRECT_LIMIT), refcheck=False)  # zero: unseen
@@ -63,6 +73,15 @@ def intern_all(ix: Interner, raw: np.ndarray, out: np.ndarray, k: int) -> Intern
         ix = grow(ix, status)
 
 
+def _filled(num_ids: int) -> Interner:
+    """Tables out of DENSE mode holding ids 0..num_ids-1, each its own number (as interned in order)."""
+    ix = new_interner(dense=False)
+    scratch = np.empty(min(num_ids, _FILL_IDS), np.int32)
+    for lo in range(0, num_ids, _FILL_IDS):
+        ix = intern_all(ix, np.arange(lo, min(lo + _FILL_IDS, num_ids), dtype=np.int64), scratch, 0)
+    return ix
+
+
 def dense_ids(raw: np.ndarray) -> tuple[np.ndarray, int]:
     """raw int64 ids as dense int32 ids by first appearance, and how many distinct ids there are."""
     raw = np.asarray(raw, np.int64)
@@ -75,9 +94,11 @@ def dense_ids(raw: np.ndarray) -> tuple[np.ndarray, int]:
 def intern_ids(raw: np.ndarray, m: int, ix: tuple, ids: np.ndarray, k: int, start: int) -> tuple:
     """ids[k + j] = the dense id of raw[j] for j from start, numbering each new id next: (status, j).
 
-    Status 0: all done. FULL_TABLE / FULL_HASH: raw[j] needs grow(ix, status) (slots in io[NEED])
-    first; call again from j (or from 0: interning an id twice gives it the same number).
+    Status 0: all done. FULL_TABLE / FULL_HASH / LEAVE_DENSE: raw[j] needs grow(ix, status) (slots
+    in io[NEED]) first; call again from j (or from 0: interning an id twice gives it the same number).
     """
+    if ix.io[DENSE]:
+        return _intern_dense(raw, m, ix.io, ids, k, start)
     size = ix.table.shape[0]
     reach = min(SLOTS_PER_ID * (ix.io[NUM_IDS] + m) + BASE_SLOTS, DIRECT_LIMIT)
     mask = ix.hvals.shape[0] - 1
@@ -109,6 +130,53 @@ def intern_ids(raw: np.ndarray, m: int, ix: tuple, ids: np.ndarray, k: int, star
                 ix.hvals[slot] = d
         ids[k + j] = d - 1
     return 0, m
+
+
+@njit(cache=True, inline="always")
+def _intern_dense(raw: np.ndarray, m: int, io: np.ndarray, ids: np.ndarray, k: int, start: int) -> tuple:
+    """intern_ids in DENSE mode: each id is the next counter value or an earlier one, and is its own number."""
+    n = io[NUM_IDS]
+    for j in range(start, m):
+        v = raw[j]
+        if v == n:
+            n += 1
+        elif not 0 <= v < n:
+            io[NUM_IDS] = n
+            return LEAVE_DENSE, j
+        ids[k + j] = v
+    io[NUM_IDS] = n
+    return 0, m
+
+
+def dense_continues(checks: list[tuple[int, int, int]], num_ids: int) -> tuple[int, int]:
+    """Of consecutive runs of ids, each checked by place_dense, how many in a row keep DENSE mode
+    after num_ids ids, and the number of ids after them."""
+    for j, (lo, need, hi) in enumerate(checks):
+        if lo < 0 or need >= num_ids:
+            return j, num_ids
+        num_ids = max(num_ids, hi + 1)
+    return len(checks), num_ids
+
+
+@njit(cache=True, nogil=True)
+def place_dense(raw: np.ndarray, ids: np.ndarray, at: int) -> tuple:
+    """ids[at:] = raw, as DENSE mode would number them, and what dense_continues needs to know
+    whether it would: (the least id or 0, the most ids that must come before, the largest id).
+
+    NOTE: raw[i] may follow ids from before the run only if it is at most one past the largest of
+    them or of raw[:i]; so the run stays dense after n ids iff no id is negative and n exceeds
+    every raw[i] − 1 that is past raw[:i]'s largest + 1. Runs checked on threads at once are
+    then accepted in order (dense_continues); a rejected one is interned over what was placed.
+    """
+    lo, need, hi = 0, -1, -1
+    for i in range(raw.shape[0]):
+        v = raw[i]
+        lo = min(lo, v)
+        if v > hi + 1:
+            need = v - 1
+        hi = max(hi, v)
+        ids[at + i] = v
+    return lo, need, hi
 
 
 @njit(cache=True, inline="always")

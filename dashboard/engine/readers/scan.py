@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 
 from dashboard.core.config import usable_cores
-from dashboard.engine.readers.intern import NUM_IDS, grow, intern_all, new_interner
+from dashboard.engine.readers.intern import (
+    DENSE,
+    NUM_IDS,
+    dense_continues,
+    grow,
+    intern_all,
+    new_interner,
+    place_dense,
+)
 from dashboard.engine.readers.jsonl import open_trace_file, parse_record
 from dashboard.engine.readers.scan_kernel import (
     DEFER,
@@ -102,16 +110,36 @@ class _Outputs:
         self.ix = intern_all(self.ix, np.array(ids, np.int64), self.ids, self.k)
         self.row, self.k = self.row + 1, self.k + len(ids)
 
-    def add_raw(self, values: np.ndarray, counts: np.ndarray, raw: np.ndarray) -> None:
-        """Records a part scan read, their ids raw: numbered here, after every record before them."""
-        while self.row + counts.shape[0] > self.counts.shape[0]:
+    def add_parts(
+        self, parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], pool: ThreadPoolExecutor
+    ) -> None:
+        """Records of a chunk's parts, each (values, counts, raw ids), in file order: their ids
+        numbered here, after every record before them.
+
+        NOTE: while the file's ids are dense by first appearance (intern.py's DENSE mode), each
+        part's ids are placed on its own thread (intern.place_dense) and checked in order after;
+        from the first part that breaks it on, the parts are interned one after another.
+        """
+        row_starts = self.row + np.cumsum([0] + [counts.shape[0] for _, counts, _ in parts])
+        id_starts = self.k + np.cumsum([0] + [raw.shape[0] for _, _, raw in parts])
+        num_rows, num_ids = int(row_starts[-1]) - self.row, int(id_starts[-1]) - self.k
+        while self.row + num_rows > self.counts.shape[0]:
             self.grow(FULL_ROWS)
-        while self.k + raw.shape[0] > self.ids.shape[0]:
+        while self.k + num_ids > self.ids.shape[0]:
             self.grow(FULL_IDS)
-        self.values[self.row : self.row + counts.shape[0]] = values
-        self.counts[self.row : self.row + counts.shape[0]] = counts
-        self.ix = intern_all(self.ix, raw, self.ids, self.k)
-        self.row, self.k = self.row + counts.shape[0], self.k + raw.shape[0]
+        placed = list(zip(parts, row_starts[:-1].tolist(), id_starts[:-1].tolist(), strict=True))
+        for (values, counts, _), row, _ in placed:
+            self.values[row : row + counts.shape[0]] = values
+            self.counts[row : row + counts.shape[0]] = counts
+        first = 0
+        if self.ix.io[DENSE]:
+            later = [pool.submit(place_dense, raw, self.ids, at) for (_, _, raw), _, at in placed[1:]]
+            (_, _, raw), _, at = placed[0]
+            checks = [place_dense(raw, self.ids, at)] + [f.result() for f in later]
+            first, self.ix.io[NUM_IDS] = dense_continues(checks, int(self.ix.io[NUM_IDS]))
+        for (_, _, raw), _, at in placed[first:]:
+            self.ix = intern_all(self.ix, raw, self.ids, at)
+        self.row, self.k = self.row + num_rows, self.k + num_ids
 
     def result(self, texts: tuple[str, ...]) -> ScannedColumns:
         self.values.resize((self.row, self.values.shape[1]), refcheck=False)
@@ -232,8 +260,11 @@ class _Parts:
         buf[n] = saved
         if any(status != DONE for status, *_ in results):
             return None
-        for (values, counts, raw), (_, rows, k, _) in zip(outputs, results, strict=True):
-            out.add_raw(values[:rows], counts[:rows], raw[:k])
+        parts = [
+            (values[:rows], counts[:rows], raw[:k])
+            for (values, counts, raw), (_, rows, k, _) in zip(outputs, results, strict=True)
+        ]
+        out.add_parts(parts, self.pool)
         return sum(lines for *_, lines in results)
 
 

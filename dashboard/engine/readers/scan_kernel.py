@@ -13,7 +13,7 @@ from numba import njit
 
 from dashboard.engine.readers.intern import intern_ids
 
-DONE, DEFER, FULL_ROWS, FULL_IDS, FULL_RAW = range(5)  # FULL_TABLE, FULL_HASH: intern.py's
+DONE, DEFER, FULL_ROWS, FULL_IDS, FULL_RAW = range(5)  # FULL_TABLE, FULL_HASH, LEAVE_DENSE: intern.py's
 # What a field's value may be (scan.py's schema): a non-negative number; an integer, sign allowed,
 # exact as a double; the list of integer ids; a printable-ASCII string, numbered by first appearance.
 NUMBER, INTEGER, LIST, TEXT = range(4)
@@ -336,7 +336,7 @@ def scan_lines(buf, n, schema, values, counts, ids, raw, ix, pos, lineno, row, k
     Each line's ids go to raw, then, once the line is whole, through the interning tables ix
     (intern.intern_ids) to ids[k:]. DONE: every line read; DEFER: the line at pos, number
     lineno, ending at line end, needs Python; FULL_*: grow that output, or ix for intern.py's
-    FULL_TABLE / FULL_HASH, and call again.
+    FULL_TABLE / FULL_HASH / LEAVE_DENSE, and call again.
     """
     while pos < n:
         i, is_odd = _skip_blanks(buf, pos)
