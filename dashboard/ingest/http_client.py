@@ -9,6 +9,7 @@ cannot make a token appear in a message, a log line or the sidebar.
 from __future__ import annotations
 
 import base64
+import ipaddress
 import json
 import re
 import time
@@ -150,7 +151,9 @@ class HttpClient:
         deadline = (time.monotonic() if started is None else started) + deadline_s
         wait_s = max(min(timeout_s, deadline - time.monotonic()), 0.001)
         try:
-            response = self.session.get(url, params=params, stream=True, timeout=(wait_s, wait_s))
+            response = self.session.get(
+                url, params=params, headers=request_headers(url), stream=True, timeout=(wait_s, wait_s)
+            )
         except requests.Timeout:
             raise ConnectionError(f"{where} gave no answer within {min(timeout_s, deadline_s):g} s") from None
         except requests.RequestException as exc:
@@ -213,6 +216,28 @@ class HttpClient:
             if needle in text:
                 return reason
         return self.redact(type(exc).__name__, url)
+
+
+def request_headers(url: str) -> dict[str, str]:
+    """Headers a GET of url adds to its session's: a server on this host is asked not to compress.
+
+    NOTE: compressing costs the server far more than sending: a 6 h pull from a Prometheus on this
+    host took 0.37 s with gzip (Prometheus spent 0.37 of its 0.44 CPU-s compressing, the collector
+    0.04 inflating) and 0.21 s without (bench_ingest, 2026-12-07). Over a network the bytes saved
+    are worth it, so any other host keeps requests' default (gzip, deflate).
+    """
+    return {"Accept-Encoding": "identity"} if is_loopback(url) else {}
+
+
+def is_loopback(url: str) -> bool:
+    """Whether url's host is this machine: localhost, 127.0.0.0/8 or ::1."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _hide_credential(m: re.Match) -> str:
