@@ -1,7 +1,7 @@
 """Dense block ids by first appearance: raw 64-bit ids → 0..k-1, in one pass, growing as ids arrive.
 
-While every id so far is the next counter value or an earlier one (Mooncake's hash_ids and the
-generators' already are dense by first appearance), an id is its own number: the tables stay empty
+While every id so far is the next counter value or an earlier one (the published Mooncake traces
+number their hash_ids that way), an id is its own number: the tables stay empty
 and interning is a comparison (DENSE mode). The first id breaking that fills the tables with the
 ids seen so far, numbered as they were, and interning goes on through them.
 Small non-negative ids (Mooncake's and the generators' are counters from 0) index a direct table,
