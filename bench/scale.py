@@ -132,7 +132,7 @@ def bench_reader(conversation: Path) -> list[Result]:
     from tests.readers.twin_jsonl import read_mooncake_twin  # NOTE: here, so the children never import tests
 
     path = scale_trace_file(SEED, NUM_ACCESSES)
-    numbered = first_appearance_ids_file(path)
+    numbered = first_appearance_ids_file(SEED, NUM_ACCESSES)
     results = []
     for name, full, part, block_tokens, repeats in (
         ("100M-access scale trace", path, _head(path), SCALE_BLOCK_TOKENS, 3),
@@ -181,13 +181,15 @@ def _head(path: Path) -> Path:
     return head
 
 
-def first_appearance_ids_file(path: Path) -> Path:
-    """The scale trace with each hash id replaced by its rank of first appearance, as the published
-    Mooncake traces number theirs (the generator's ids are per prompt and session instead), kept
-    beside path. Read, it is the same trace: readers number ids by first appearance anyway."""
+def first_appearance_ids_file(seed: int, num_accesses: int) -> Path:
+    """The scale trace of seed and size with each hash id replaced by its rank of first appearance,
+    as the published Mooncake traces number theirs (the generator's ids are per prompt and session
+    instead), kept beside scale_trace_file's. Read, it is the same trace: readers number ids by
+    first appearance anyway."""
+    path = scale_trace_file(seed, num_accesses)
     numbered = path.with_name(f"first-appearance-ids-{path.name}")
     if not numbered.is_file():
-        cols = generate_scale_columns(SEED, NUM_ACCESSES)
+        cols = generate_scale_columns(seed, num_accesses)
         write_mooncake_jsonl(numbered, replace(cols, hash_ids=dense_ids(cols.hash_ids)[0].astype(np.int64)))
     return numbered
 

@@ -230,6 +230,12 @@ def test_a_bad_line_after_many_good_ones_is_named_by_file_line_and_field(tmp_pat
         read_trace(path, "mooncake")
 
 
+def first_appearance(raw: list[int]) -> tuple[list[int], int]:
+    """The reference numbering: each id's rank of first appearance, and how many distinct ids."""
+    first: dict[int, int] = {}
+    return [first.setdefault(v, len(first)) for v in raw], len(first)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     raw=st.lists(
@@ -243,10 +249,9 @@ def test_a_bad_line_after_many_good_ones_is_named_by_file_line_and_field(tmp_pat
     )
 )
 def test_dense_ids_number_any_int64_ids_by_first_appearance(raw: list[int]) -> None:
-    first: dict[int, int] = {}
-    want = [first.setdefault(v, len(first)) for v in raw]
+    want, num_distinct = first_appearance(raw)
     got, num = intern.dense_ids(np.array(raw, np.int64))
-    assert got.tolist() == want and num == len(first) and got.dtype == np.int32
+    assert got.tolist() == want and num == num_distinct and got.dtype == np.int32
 
 
 def test_ids_the_table_grows_over_move_out_of_the_hash_and_keep_their_numbers():
@@ -271,11 +276,6 @@ def dense_then_any(draw) -> list[int]:
     top = len(set(seq))
     tail = st.one_of(st.integers(-3, top + 3), st.integers(-(2**63), 2**63 - 1))
     return seq + draw(st.lists(tail, max_size=40))
-
-
-def first_appearance(raw: list[int]) -> tuple[list[int], int]:
-    first: dict[int, int] = {}
-    return [first.setdefault(v, len(first)) for v in raw], len(first)
 
 
 @FAST
