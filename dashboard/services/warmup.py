@@ -63,16 +63,22 @@ def _readers() -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "warmup.jsonl"
-        lines = (
-            f'{{"timestamp": {i}, "input_length": 40, "output_length": 8, "hash_ids": [0, {i + 1}]}}'
-            for i in range(3)
-        )
-        path.write_text("\n".join(lines) + "\n")
+
+        def mooncake_lines(ids: str) -> str:
+            return "".join(
+                f'{{"timestamp": {i}, "input_length": 40, "output_length": 8, "hash_ids": [{ids.format(i + 1)}]}}\n'
+                for i in range(3)
+            )
+
+        path.write_text(mooncake_lines("0, {}"))
         read_trace(path, "mooncake")
-        # NOTE: and in parts on threads, as a file of several MB is read (scan.scan_raw)
+        # NOTE: and in parts on threads, as a file of several MB is read (scan.scan_raw), in chunks
+        # of a line or two: ids dense by first appearance (int32 parts), then not (int64 parts)
+        path.write_text(mooncake_lines("0, {}") + mooncake_lines("{}, 1000"))
         scan_jsonl(
-            path, mooncake.FIELDS, mooncake.KINDS, mooncake.record_values, workers=2, parallel_min_bytes=0
-        )
+            path, mooncake.FIELDS, mooncake.KINDS, mooncake.record_values, workers=2, parallel_min_bytes=0,
+            chunk_bytes=160,
+        )  # fmt: skip
         chats = (
             f'{{"chat_id": {i}, "parent_chat_id": {i - 1 if i else -1}, "timestamp": {i}.5, "input_length": 40, '
             f'"output_length": 8, "type": "text", "turn": {i + 1}, "hash_ids": [0, {i + 1}]}}'

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -274,25 +273,52 @@ def dense_then_any(draw) -> list[int]:
     for pick in draw(st.lists(st.integers(0, 2**16), max_size=300)):
         seq.append(len(set(seq)) if not seq or pick % 3 == 0 else pick % len(set(seq)))
     top = len(set(seq))
-    tail = st.one_of(st.integers(-3, top + 3), st.integers(-(2**63), 2**63 - 1))
+    tail = st.one_of(
+        st.integers(-3, top + 3), st.integers(-(2**63), 2**63 - 1), st.sampled_from([2**31 - 1, 2**31, 2**32])
+    )
     return seq + draw(st.lists(tail, max_size=40))
 
 
 @FAST
-@given(raw=dense_then_any(), cuts=st.lists(st.integers(0, 400), max_size=8), group=st.integers(1, 4))
-def test_ids_dense_until_they_are_not_are_numbered_by_first_appearance_on_threads_too(raw, cuts, group):
+@given(raw=dense_then_any(), cuts=st.lists(st.integers(0, 400), max_size=40), chunk=st.integers(64, 512))
+def test_ids_dense_until_they_are_not_are_numbered_by_first_appearance_on_threads_too(
+    tmp_path_factory, raw, cuts, chunk
+):
     """DENSE mode (ids their own numbers, tables empty) leaves off at the first id breaking it,
-    both when interned in one run and when a chunk's parts are placed on threads and checked after."""
+    both when interned in one run and when a file's chunks are read in parts on threads, each
+    part's int32 ids checked after (an id past int32 sends its chunk to the one-thread scan)."""
     want, num = first_appearance(raw)
     got, got_num = intern.dense_ids(np.array(raw, np.int64))
     assert got.tolist() == want and got_num == num
     bounds = [0, *sorted(min(c, len(raw)) for c in cuts), len(raw)]
-    parts = [np.array(raw[a:b], np.int64) for a, b in zip(bounds, bounds[1:], strict=False)]
-    out = scan._Outputs(1, 1, 1)
-    with ThreadPoolExecutor(2) as pool:
-        for lo in range(0, len(parts), group):  # a chunk's parts at a time
-            out.add_parts([(np.zeros((1, 1)), np.array([p.size]), p) for p in parts[lo : lo + group]], pool)
-    assert out.ids[: len(raw)].tolist() == want and out.ix.io[intern.NUM_IDS] == num
+    path = tmp_path_factory.mktemp("dense") / "m.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": 0, "input_length": 16, "output_length": 1, "hash_ids": raw[a:b]}) + "\n"
+            for a, b in zip(bounds, bounds[1:], strict=False)
+        )
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "CHUNK_BYTES", chunk)
+        cols = scan.scan_jsonl(path, FIELDS, KINDS, record_values, workers=3, parallel_min_bytes=0)
+    assert cols.block_ids.tolist() == want and cols.num_blocks == num
+
+
+@pytest.mark.parametrize("big", [2**31 - 1, 2**31, 2**32, 2**32 + 3, -(2**32)])
+def test_an_id_an_int32_cannot_hold_while_ids_are_dense_is_numbered_not_cut(tmp_path, big):
+    """While dense, parts hold ids as int32: an id past that (or one that would wrap to a dense
+    number) sends its chunk to the one-thread scan instead of being cut to 32 bits."""
+    raw = [0, 1, 2, 1, 3, big, 4, big % 2**32, 5]
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": 0, "input_length": 16, "output_length": 1, "hash_ids": raw[a : a + 2]})
+            + "\n"
+            for a in range(0, len(raw), 2)
+        )
+    )
+    cols = scan.scan_jsonl(path, FIELDS, KINDS, record_values, workers=3, parallel_min_bytes=0)
+    assert cols.block_ids.tolist() == first_appearance(raw)[0]
 
 
 def test_a_file_of_mooncake_ids_read_in_parts_keeps_its_ids_and_no_table(tmp_path):

@@ -149,34 +149,14 @@ def _intern_dense(raw: np.ndarray, m: int, io: np.ndarray, ids: np.ndarray, k: i
 
 
 def dense_continues(checks: list[tuple[int, int, int]], num_ids: int) -> tuple[int, int]:
-    """Of consecutive runs of ids, each checked by place_dense, how many in a row keep DENSE mode
-    after num_ids ids, and the number of ids after them."""
+    """Of consecutive runs of ids, each summarised as scan_kernel.scan_raw does (the least id or 0,
+    the most ids that must come before, the largest id), how many in a row keep DENSE mode after
+    num_ids ids, and the number of ids after them."""
     for j, (lo, need, hi) in enumerate(checks):
         if lo < 0 or need >= num_ids:
             return j, num_ids
         num_ids = max(num_ids, hi + 1)
     return len(checks), num_ids
-
-
-@njit(cache=True, nogil=True)
-def place_dense(raw: np.ndarray, ids: np.ndarray, at: int) -> tuple:
-    """ids[at:] = raw, as DENSE mode would number them, and what dense_continues needs to know
-    whether it would: (the least id or 0, the most ids that must come before, the largest id).
-
-    NOTE: raw[i] may follow ids from before the run only if it is at most one past the largest of
-    them or of raw[:i]; so the run stays dense after n ids iff no id is negative and n exceeds
-    every raw[i] − 1 that is past raw[:i]'s largest + 1. Runs checked on threads at once are
-    then accepted in order (dense_continues); a rejected one is interned over what was placed.
-    """
-    lo, need, hi = 0, -1, -1
-    for i in range(raw.shape[0]):
-        v = raw[i]
-        lo = min(lo, v)
-        if v > hi + 1:
-            need = v - 1
-        hi = max(hi, v)
-        ids[at + i] = v
-    return lo, need, hi
 
 
 @njit(cache=True, inline="always")

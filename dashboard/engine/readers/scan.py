@@ -26,15 +26,7 @@ from typing import Any
 import numpy as np
 
 from dashboard.core.config import usable_cores
-from dashboard.engine.readers.intern import (
-    DENSE,
-    NUM_IDS,
-    dense_continues,
-    grow,
-    intern_all,
-    new_interner,
-    place_dense,
-)
+from dashboard.engine.readers.intern import DENSE, NUM_IDS, dense_continues, grow, intern_all, new_interner
 from dashboard.engine.readers.jsonl import open_trace_file, parse_record
 from dashboard.engine.readers.scan_kernel import (
     DEFER,
@@ -48,6 +40,7 @@ from dashboard.engine.readers.scan_kernel import (
     scan_raw,
     whole_lines,
 )
+from dashboard.engine.readers.words import PAD
 
 CHUNK_BYTES = 1 << 22  # NOTE: 4 MB scanned in parts: 0.82 of one thread's time, 16 MB 0.87 (docs/traces.md)
 # NOTE: first capacities from the file size (a Mooncake line takes at least 66 bytes, an id at
@@ -110,36 +103,28 @@ class _Outputs:
         self.ix = intern_all(self.ix, np.array(ids, np.int64), self.ids, self.k)
         self.row, self.k = self.row + 1, self.k + len(ids)
 
-    def add_parts(
-        self, parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], pool: ThreadPoolExecutor
-    ) -> None:
-        """Records of a chunk's parts, each (values, counts, raw ids), in file order: their ids
-        numbered here, after every record before them.
-
-        NOTE: while the file's ids are dense by first appearance (intern.py's DENSE mode), each
-        part's ids are placed on its own thread (intern.place_dense) and checked in order after;
-        from the first part that breaks it on, the parts are interned one after another.
-        """
-        row_starts = self.row + np.cumsum([0] + [counts.shape[0] for _, counts, _ in parts])
-        id_starts = self.k + np.cumsum([0] + [raw.shape[0] for _, _, raw in parts])
-        num_rows, num_ids = int(row_starts[-1]) - self.row, int(id_starts[-1]) - self.k
-        while self.row + num_rows > self.counts.shape[0]:
+    def room(self, rows: int, ids: int) -> None:
+        """Outputs long enough for rows more records holding ids more ids."""
+        while self.row + rows > self.counts.shape[0]:
             self.grow(FULL_ROWS)
-        while self.k + num_ids > self.ids.shape[0]:
+        while self.k + ids > self.ids.shape[0]:
             self.grow(FULL_IDS)
-        placed = list(zip(parts, row_starts[:-1].tolist(), id_starts[:-1].tolist(), strict=True))
-        for (values, counts, _), row, _ in placed:
-            self.values[row : row + counts.shape[0]] = values
-            self.counts[row : row + counts.shape[0]] = counts
-        first = 0
-        if self.ix.io[DENSE]:
-            later = [pool.submit(place_dense, raw, self.ids, at) for (_, _, raw), _, at in placed[1:]]
-            (_, _, raw), _, at = placed[0]
-            checks = [place_dense(raw, self.ids, at)] + [f.result() for f in later]
-            first, self.ix.io[NUM_IDS] = dense_continues(checks, int(self.ix.io[NUM_IDS]))
-        for (_, _, raw), _, at in placed[first:]:
-            self.ix = intern_all(self.ix, raw, self.ids, at)
-        self.row, self.k = self.row + num_rows, self.k + num_ids
+
+    def add_parts(self, parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], placed_first: bool) -> None:
+        """Records of a chunk's parts, each (values, counts, ids), in file order. The ids are dense
+        ones placed as they are (the first part's already in self.ids when placed_first) or raw ones,
+        numbered here, after every record before them."""
+        rows = [counts.shape[0] for _, counts, _ in parts]
+        self.room(sum(rows), sum(raw.shape[0] for _, _, raw in parts))
+        for j, (values, counts, raw) in enumerate(parts):
+            self.values[self.row : self.row + rows[j]] = values
+            self.counts[self.row : self.row + rows[j]] = counts
+            if raw.dtype == np.int32:
+                if not (j == 0 and placed_first):
+                    self.ids[self.k : self.k + raw.shape[0]] = raw
+            else:
+                self.ix = intern_all(self.ix, raw, self.ids, self.k)
+            self.row, self.k = self.row + rows[j], self.k + raw.shape[0]
 
     def result(self, texts: tuple[str, ...]) -> ScannedColumns:
         self.values.resize((self.row, self.values.shape[1]), refcheck=False)
@@ -177,6 +162,7 @@ def scan_jsonl(
     slow_line: SlowLine,
     workers: int | None = None,
     parallel_min_bytes: int | None = None,
+    chunk_bytes: int | None = None,
 ) -> ScannedColumns:
     """Every record of a JSONL file: its fields' values in fields order (the LIST field's column unused)
     and the LIST field's ids; kinds: each field's (scan_kernel's NUMBER, INTEGER, LIST, TEXT).
@@ -184,7 +170,7 @@ def scan_jsonl(
     A line the scanner defers goes through jsonl.parse_record and slow_line(path, lineno, record),
     which returns the same (values, ids) or raises the reader's ValueError. With workers > 1
     (WORKERS), the chunks of a file of at least parallel_min_bytes (PARALLEL_MIN_BYTES) are each
-    scanned in parts on that many threads at once (_Parts).
+    scanned in parts on that many threads at once (_Parts). Chunks are chunk_bytes (CHUNK_BYTES) long.
     """
     schema = _schema(fields, kinds)
     workers = WORKERS if workers is None else workers
@@ -194,12 +180,14 @@ def scan_jsonl(
         rows, ids = min(size // MIN_LINE_BYTES, MAX_FIRST_ROWS), min(size // MIN_ID_BYTES, MAX_FIRST_IDS)
         out = _Outputs(len(fields), rows + 16, ids + 16)
         parts = _Parts(pool, workers, fields) if workers > 1 and size >= least else None
-        buf = np.empty(CHUNK_BYTES + 1, np.uint8)  # NOTE: one spare byte for the newline at n
+        # NOTE: a spare byte for the newline at n, and PAD more the word reads may look at (words.py)
+        spare = 1 + PAD
+        buf = np.zeros((CHUNK_BYTES if chunk_bytes is None else chunk_bytes) + spare, np.uint8)
         have, lineno, is_eof = 0, 1, False
         while not is_eof:
-            if have == buf.shape[0] - 1:  # one line longer than the buffer
-                buf.resize(2 * buf.shape[0] - 1, refcheck=False)
-            got = fh.readinto(memoryview(buf)[have:-1])
+            if have == buf.shape[0] - spare:  # one line longer than the buffer
+                buf.resize(2 * (buf.shape[0] - spare) + spare, refcheck=False)
+            got = fh.readinto(memoryview(buf)[have:-spare])
             is_eof = got == 0
             have += got
             n = have if is_eof else whole_lines(buf, have)
@@ -219,8 +207,11 @@ class _Parts:
     NOTE: only the byte scan runs in parallel: the numbering by first appearance is sequential, so
     the parts' raw ids are numbered after, in file order, on the calling thread (numbering one
     chunk beside the next one's scan measured about the same on two cores, 0.79-0.87 of one
-    thread's time either way). A part that cannot be read whole (a line for the Python path, an
-    output too short, a TEXT field's string not numbered yet) sends its whole chunk to scan_lines.
+    thread's time either way). While the file's ids are dense by first appearance (intern.py's
+    DENSE mode) they need no numbering: the parts write them as int32, the first part straight
+    into the output, and each part's summary says whether they still are (intern.dense_continues).
+    A part that cannot be read whole (a line for the Python path, an output too short, a TEXT
+    field's string not numbered yet) or that ends DENSE mode sends its whole chunk to scan_lines.
     """
 
     def __init__(self, pool: ThreadPoolExecutor, workers: int, fields: tuple[str, ...]) -> None:
@@ -228,21 +219,25 @@ class _Parts:
         # NOTE: a line scan_raw reads holds every field's quoted key, a colon and a value
         self.min_line = 2 + sum(len(f.encode()) + 4 for f in fields)
         self.outputs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.checks = np.zeros((workers, 3), np.int64)
 
-    def _outputs(self, j: int, num_bytes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Part j's (values, counts, raw ids), with room for what num_bytes of lines can hold."""
-        rows, ids = num_bytes // self.min_line + 2, num_bytes // MIN_ID_BYTES + 2
+    def _outputs(self, j: int, num_bytes: int, dtype: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Part j's (values, counts, ids of dtype), with room for what num_bytes of lines can hold."""
+        rows, ids = self._bounds(num_bytes)
         while len(self.outputs) <= j:
-            self.outputs.append(
-                (np.empty((0, self.num_fields)), np.empty(0, np.int64), np.empty(0, np.int64))
-            )
-        if self.outputs[j][1].shape[0] < rows or self.outputs[j][2].shape[0] < ids:
+            self.outputs.append((np.empty((0, self.num_fields)), np.empty(0, np.int64), np.empty(0, dtype)))
+        values, counts, raw = self.outputs[j]
+        if counts.shape[0] < rows or raw.shape[0] < ids or raw.dtype != dtype:
             self.outputs[j] = (
                 np.empty((rows, self.num_fields)),
                 np.empty(rows, np.int64),
-                np.empty(ids, np.int64),
+                np.empty(ids, dtype),
             )
         return self.outputs[j]
+
+    def _bounds(self, num_bytes: int) -> tuple[int, int]:
+        """The most records and ids num_bytes of lines can hold."""
+        return num_bytes // self.min_line + 2, num_bytes // MIN_ID_BYTES + 2
 
     def scan(self, buf, n, schema, out: _Outputs) -> int | None:
         """The lines of buf[:n] (buf[n] spare) read into out, and how many; None if scan_lines must read them."""
@@ -250,21 +245,34 @@ class _Parts:
         buf[n] = 10  # NOTE: the kernel stops at newlines only
         w = self.workers
         cuts = [0] + [min(int(line_end(buf, n * j // w)) + 1, n) for j in range(1, w)] + [n]
-        outputs = [self._outputs(j, cuts[j + 1] - cuts[j]) for j in range(w)]
+        dense = bool(out.ix.io[DENSE])
+        dtype = np.int32 if dense else np.int64
+        outputs = [self._outputs(j, cuts[j + 1] - cuts[j], dtype) for j in range(w)]
+        checks = self.checks if dense else self.checks[:, :0]
+        if dense:  # NOTE: the first part's ids go straight to where they belong
+            out.room(0, self._bounds(cuts[1])[1])
+            outputs[0] = (*outputs[0][:2], out.ids)
 
         def part(j: int) -> tuple:
-            return scan_raw(buf, cuts[j], cuts[j + 1], schema, *outputs[j])
+            return scan_raw(
+                buf, cuts[j], cuts[j + 1], schema, *outputs[j], out.k if dense and j == 0 else 0, checks[j]
+            )
 
         later = [self.pool.submit(part, j) for j in range(1, w)]
         results = [part(0)] + [f.result() for f in later]
         buf[n] = saved
         if any(status != DONE for status, *_ in results):
             return None
+        if dense:
+            accepted, num_ids = dense_continues(checks.tolist(), int(out.ix.io[NUM_IDS]))
+            if accepted < w:
+                return None
+            out.ix.io[NUM_IDS] = num_ids
         parts = [
-            (values[:rows], counts[:rows], raw[:k])
-            for (values, counts, raw), (_, rows, k, _) in zip(outputs, results, strict=True)
+            (values[:rows], counts[:rows], raw[out.k : out.k + k] if dense and j == 0 else raw[:k])
+            for j, ((values, counts, raw), (_, rows, k, _)) in enumerate(zip(outputs, results, strict=True))
         ]
-        out.add_parts(parts, self.pool)
+        out.add_parts(parts, placed_first=dense)
         return sum(lines for *_, lines in results)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from dashboard.engine.readers.intern import intern_ids
+from dashboard.engine.readers.words import byte_mask, digits_value, leading_digits, load_word, lowest_bit
 
 DONE, DEFER, FULL_ROWS, FULL_IDS, FULL_RAW = range(5)  # FULL_TABLE, FULL_HASH, LEAVE_DENSE: intern.py's
 # What a field's value may be (scan.py's schema): a non-negative number; an integer, sign allowed,
@@ -22,9 +23,11 @@ _QUOTE, _BACKSLASH, _COMMA, _COLON, _MINUS, _DOT, _PLUS = 34, 92, 44, 58, 45, 46
 _LBRACE, _RBRACE, _LBRACKET, _RBRACKET = 123, 125, 91, 93
 _ZERO, _LOWER_E, _UPPER_E = 48, 101, 69
 MAX_DIGITS = 18  # every 18-digit integer fits int64
+_INT64_MAX = np.iinfo(np.int64).max
 _MAX_MANTISSA = 1 << 53
 _MAX_FRACTION_DIGITS = 22
 _POW10 = np.array([float(10**k) for k in range(_MAX_FRACTION_DIGITS + 1)])  # each exact in a double
+_POW10_INT = np.array([10**k for k in range(9)], np.int64)
 _TRUE, _FALSE, _NULL = (np.frombuffer(w, np.uint8) for w in (b"true", b"false", b"null"))
 _ESCAPES = np.frombuffer(b'"\\/bfnrt', np.uint8)
 
@@ -126,11 +129,18 @@ def _text_code(buf: np.ndarray, i: int, texts: tuple, grow: bool) -> tuple:
 
 
 @njit(cache=True, inline="always")
-def _int_list(buf: np.ndarray, i: int, raw: np.ndarray) -> tuple:
-    """A JSON list of integers at i, written to raw: (end, how many); end -1 defers, -2 means raw is full."""
+def _int_list(buf: np.ndarray, i: int, raw: np.ndarray, limit: int) -> tuple:
+    """A JSON list of integers at i, written to raw: (end, how many); end -1 defers, -2 means raw is full.
+
+    An id past limit in size defers (raw may be int32). The common shape is read a word at a time
+    (_id_words); any other is read here a byte at a time."""
     m = 0
     if buf[i] != _LBRACKET:
         return -1, m
+    end, m = _id_words(buf, i + 1, raw, limit)
+    if end != -1:
+        return end, m
+    m = 0
     i = _ws(buf, i + 1)
     if buf[i] == _RBRACKET:
         return i + 1, m
@@ -151,7 +161,7 @@ def _int_list(buf: np.ndarray, i: int, raw: np.ndarray) -> tuple:
             i += 1
             d = _digit(buf[i])
         c = buf[i]
-        if digits > MAX_DIGITS or c in (_DOT, _LOWER_E, _UPPER_E):
+        if digits > MAX_DIGITS or c in (_DOT, _LOWER_E, _UPPER_E) or value > limit:
             return -1, m
         if m >= raw.shape[0]:
             return -2, m
@@ -165,6 +175,63 @@ def _int_list(buf: np.ndarray, i: int, raw: np.ndarray) -> tuple:
             if c != _COMMA:
                 return -1, m
         i = _ws(buf, i + 1)
+
+
+@njit(cache=True, inline="always")
+def _id_words(buf: np.ndarray, i: int, raw: np.ndarray, limit: int) -> tuple:
+    """The ids of a list from i (just past its bracket) if it reads `[1, 23, 456]` or `[1,23,456]`:
+    ids of at most 16 digits without a leading zero, each followed by ", ", "," or the closing
+    bracket; (end, how many), -2 if raw is full, or -1 for any other shape: not a verdict, only
+    "read it byte by byte", which gives the same ids or defers.
+
+    Each 64 bytes' shape is checked at once from masks of their digits, commas and spaces: every
+    comma follows a digit, every space a comma (so every id after the first follows one of them),
+    and the first other byte is the bracket, after a digit. NOTE: an id's place comes from the masks, never from where
+    the id before it ended, so the ids are read independently of each other.
+    """
+    m = 0
+    if _digit(buf[i]) > 9:
+        return -1, m
+    one = np.uint64(1)
+    block, digit_before, comma_before = i, np.uint64(0), np.uint64(0)
+    while True:
+        digits = byte_mask(buf, block, _ZERO, 10)
+        commas = byte_mask(buf, block, _COMMA, 1)
+        spaces = byte_mask(buf, block, _SP, 1)
+        other = ~(digits | commas | spaces)
+        inside = ~np.uint64(0) if other == 0 else (other & (~other + one)) - one  # the bytes before the end
+        after_digit = (digits << one) | digit_before
+        starts = digits & ~after_digit & inside
+        if ((commas & ~after_digit) | (spaces & ~((commas << one) | comma_before))) & inside:
+            return -1, m
+        while starts != 0:
+            at = block + lowest_bit(starts)
+            starts &= starts - one
+            word = load_word(buf, at)
+            length = leading_digits(word)
+            if length > 1 and buf[at] == _ZERO:
+                return -1, m
+            value = digits_value(word, length)
+            if length == 8:
+                low = load_word(buf, at + 8)
+                more = leading_digits(low)
+                if more == 8:
+                    return -1, m
+                if more > 0:
+                    value = value * _POW10_INT[more] + digits_value(low, more)
+                if value > limit:
+                    return -1, m
+            if m >= raw.shape[0]:
+                return -2, m
+            raw[m] = value
+            m += 1
+        if other != 0:
+            end = lowest_bit(other)
+            if buf[block + end] != _RBRACKET or not (after_digit >> np.uint64(end)) & one:
+                return -1, m
+            return block + end + 1, m
+        digit_before, comma_before = digits >> np.uint64(63), commas >> np.uint64(63)
+        block += 64
 
 
 @njit(cache=True)
@@ -264,10 +331,11 @@ def _key(buf: np.ndarray, i: int, keys: np.ndarray, key_len: np.ndarray) -> tupl
 
 
 @njit(cache=True)
-def _line(buf, i, schema, values, row, raw, grow):
+def _line(buf, i, schema, values, row, raw, grow, limit):
     """One object line at i into values[row] and raw: (index of its newline, ids in raw); -1 defers, -2 full.
 
-    schema: (keys, key lengths, kinds, texts), scan.py's; grow: a new string may be numbered."""
+    schema: (keys, key lengths, kinds, texts), scan.py's; grow: a new string may be numbered;
+    limit: the largest id size raw holds."""
     keys, key_len, kinds, texts = schema
     m = 0
     if buf[i] != _LBRACE:
@@ -288,7 +356,7 @@ def _line(buf, i, schema, values, row, raw, grow):
             return -1, m  # a repeated key: json.loads keeps the last one; leave that to it
         elif kinds[key] == LIST:
             seen |= 1 << key
-            i, m = _int_list(buf, i, raw)
+            i, m = _int_list(buf, i, raw, limit)
             if i == -2:
                 return -2, m
         else:
@@ -347,7 +415,7 @@ def scan_lines(buf, n, schema, values, counts, ids, raw, ix, pos, lineno, row, k
             return DEFER, pos, lineno, row, k, line_end(buf, i)
         if row >= counts.shape[0]:
             return FULL_ROWS, pos, lineno, row, k, 0
-        end, m = _line(buf, i, schema, values, row, raw, True)
+        end, m = _line(buf, i, schema, values, row, raw, True, _INT64_MAX)
         if end == -2:
             return FULL_RAW, pos, lineno, row, k, 0
         if end < 0:
@@ -381,14 +449,24 @@ def whole_lines(buf: np.ndarray, have: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def scan_raw(buf, lo, hi, schema, values, counts, ids):
-    """scan_lines over the whole lines of buf[lo:hi] with every id left raw (int64) in ids, holding
-    no lock, so that threads scan parts of one chunk at once: (status, rows, ids, lines).
+def scan_raw(buf, lo, hi, schema, values, counts, ids, at, checks):
+    """scan_lines over the whole lines of buf[lo:hi] with every id left raw in ids[at:], holding no
+    lock, so that threads scan parts of one chunk at once: (status, rows, ids, lines).
 
-    DONE: every line read (lines: how many, blank ones too); DEFER: a line needs Python or holds a
-    string not numbered yet, FULL_ROWS or FULL_IDS: an output is short; on any of these the caller
-    reads the whole chunk again with scan_lines, which numbers ids and strings in file order (scan.py).
+    ids is int64, or int32 while the file's ids are dense by first appearance; then checks (three
+    slots, else none) gets what intern.dense_continues needs to know whether they still are: the
+    least id or 0, the most ids that must come before, the largest id. NOTE: an id may follow the
+    ids before the part only if it is at most one past the largest of them or of the part's ids
+    before it; so the part stays dense after n ids iff no id is negative and n exceeds every id − 1
+    that is past the part's largest so far + 1.
+
+    DONE: every line read (lines: how many, blank ones too); DEFER: a line needs Python, holds a
+    string not numbered yet or an id ids cannot hold; FULL_ROWS or FULL_IDS: an output is short; on
+    any of these the caller reads the whole chunk again with scan_lines, which numbers ids and
+    strings in file order (scan.py).
     """
+    limit = np.iinfo(ids.dtype).max
+    least, need, largest = 0, -1, -1
     pos, row, k, lines = lo, 0, 0, 0
     while pos < hi:
         i, is_odd = _skip_blanks(buf, pos)
@@ -399,12 +477,21 @@ def scan_raw(buf, lo, hi, schema, values, counts, ids):
             return DEFER, row, k, lines
         if row >= counts.shape[0]:
             return FULL_ROWS, row, k, lines
-        end, m = _line(buf, i, schema, values, row, ids[k:], False)
+        end, m = _line(buf, i, schema, values, row, ids[at + k :], False, limit)
         if end == -2:
             return FULL_IDS, row, k, lines
         if end < 0:
             return DEFER, row, k, lines
+        if checks.shape[0]:
+            for j in range(at + k, at + k + m):
+                v = np.int64(ids[j])
+                least = min(least, v)
+                if v > largest + 1:
+                    need = v - 1
+                largest = max(largest, v)
         counts[row] = m
         row, k, lines = row + 1, k + m, lines + 1
         pos = end + 1
+    if checks.shape[0]:
+        checks[0], checks[1], checks[2] = least, need, largest
     return DONE, row, k, lines
