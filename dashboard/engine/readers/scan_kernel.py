@@ -186,8 +186,9 @@ def _id_words(buf: np.ndarray, i: int, raw: np.ndarray, limit: int) -> tuple:
 
     Each 64 bytes' shape is checked at once from masks of their digits, commas and spaces: every
     comma follows a digit, every space a comma (so every id after the first follows one of them),
-    and the first other byte is the bracket, after a digit. NOTE: an id's place comes from the masks, never from where
-    the id before it ended, so the ids are read independently of each other.
+    and the first other byte is the bracket, after a digit. NOTE: an id's place comes from the
+    masks, never from where the id before it ended, so the ids are read independently of each
+    other. Only ids of 8 digits or more are held to limit: the scan's (int32's, int64's) are larger.
     """
     m = 0
     if _digit(buf[i]) > 9:
