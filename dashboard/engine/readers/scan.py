@@ -292,14 +292,13 @@ class _Parts:
         dtype = np.int32 if dense else np.int64
         outputs = [self._outputs(j, cuts[j + 1] - cuts[j], dtype) for j in range(w)]
         checks = self.checks if dense else self.checks[:, :0]
+        at = [0] * w  # where in its ids array each part writes
         if dense:  # NOTE: the first part's ids go straight to where they belong
             out.room(0, self._bounds(cuts[1])[1])
-            outputs[0] = (*outputs[0][:2], out.ids)
+            outputs[0], at[0] = (*outputs[0][:2], out.ids), out.k
 
         def part(j: int) -> tuple:
-            return scan_raw(
-                buf, cuts[j], cuts[j + 1], schema, *outputs[j], out.k if dense and j == 0 else 0, checks[j]
-            )
+            return scan_raw(buf, cuts[j], cuts[j + 1], schema, *outputs[j], at[j], checks[j])
 
         later = [self.pool.submit(part, j) for j in range(1, w)]
         results = [part(0)] + [f.result() for f in later]
@@ -312,8 +311,8 @@ class _Parts:
                 return None
             out.ix.io[NUM_IDS] = num_ids
         parts = [
-            (values[:rows], counts[:rows], raw[out.k : out.k + k] if dense and j == 0 else raw[:k])
-            for j, ((values, counts, raw), (_, rows, k, _)) in enumerate(zip(outputs, results, strict=True))
+            (values[:rows], counts[:rows], raw[a : a + k])
+            for (values, counts, raw), a, (_, rows, k, _) in zip(outputs, at, results, strict=True)
         ]
         out.add_parts(parts, placed_first=dense)
         return sum(lines for *_, lines in results)
@@ -322,7 +321,7 @@ class _Parts:
 def _scan_chunk(path, buf, n, have, lineno, schema, fields, out, slow_line) -> int:
     """Read the whole lines of buf[:n]; returns the next line number."""
     saved = buf[n]
-    buf[n] = 10  # NOTE: the kernel stops at newlines only; restored before the bytes move
+    buf[n] = 10  # NOTE: the kernel stops at newlines only; restored before the caller goes on
     pos = 0
     while True:
         status, pos, lineno, out.row, out.k, end = scan_lines(

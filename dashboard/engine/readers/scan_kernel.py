@@ -483,7 +483,9 @@ def scan_raw(buf, lo, hi, schema, values, counts, ids, at, checks):
             return FULL_IDS, row, k, lines
         if end < 0:
             return DEFER, row, k, lines
-        if checks.shape[0]:
+        if checks.shape[
+            0
+        ]:  # NOTE: a second look at the line's ids, still in L1: _id_words stays every caller's
             for j in range(at + k, at + k + m):
                 v = np.int64(ids[j])
                 least = min(least, v)
