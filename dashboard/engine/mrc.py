@@ -17,25 +17,7 @@ from numba import njit
 from dashboard.core.config import usable_cores
 from dashboard.core.types import MissRatioCurve, Trace
 from dashboard.engine.replay import replay_single_cache
-
-
-@njit(cache=True)
-def _fenwick_add(tree: np.ndarray, i: int, delta: int) -> None:
-    i += 1
-    while i < tree.shape[0]:
-        tree[i] += delta
-        i += i & (-i)
-
-
-@njit(cache=True)
-def _fenwick_prefix(tree: np.ndarray, i: int) -> int:
-    """Sum of marks at timestamps 0..i."""
-    total = 0
-    i += 1
-    while i > 0:
-        total += tree[i]
-        i -= i & (-i)
-    return total
+from dashboard.engine.stack_distance import max_request_blocks, new_marks, request_distances, touch_request
 
 
 # NOTE: nogil: a sampled curve's exact LRU control runs beside its replays (mrc_sampled.py)
@@ -44,36 +26,22 @@ def stack_distance_histograms(
     offsets: np.ndarray, block_ids: np.ndarray, input_tokens: np.ndarray, block_tokens: int, num_blocks: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per running-max stack distance d (1..num_blocks): blocks and tokens that hit iff C ≥ d."""
-    num_accesses = block_ids.shape[0]
-    tree = np.zeros(num_accesses + 2, np.int64)
+    bits, tree = new_marks(block_ids.shape[0])
     last_time = np.full(num_blocks, -1, np.int64)
     block_hist = np.zeros(num_blocks + 1, np.int64)
     token_hist = np.zeros(num_blocks + 1, np.int64)
-    num_marked = 0
-    now = -1
+    running = np.zeros(max_request_blocks(offsets), np.int64)
+    num_marked, now = 0, -1
     for r in range(offsets.shape[0] - 1):
         lo, hi = offsets[r], offsets[r + 1]
-        running_max = 0
-        for j in range(lo, hi):
-            t = last_time[block_ids[j]]
-            if t < 0:
-                break  # never seen: no capacity can hit this block or any after it
-            distance = num_marked - _fenwick_prefix(tree, t - 1)
-            running_max = max(running_max, distance)
-            k = j - lo
-            block_hist[running_max] += 1
-            token_hist[running_max] += min((k + 1) * block_tokens, input_tokens[r]) - min(
+        blocks = block_ids[lo:hi]
+        seen = request_distances(blocks, last_time, bits, tree, num_marked, running)
+        for k in range(seen):
+            block_hist[running[k]] += 1
+            token_hist[running[k]] += min((k + 1) * block_tokens, input_tokens[r]) - min(
                 k * block_tokens, input_tokens[r]
             )
-        for j in range(hi - 1, lo - 1, -1):  # touch tail first: the head ends most recent
-            b = block_ids[j]
-            if last_time[b] >= 0:
-                _fenwick_add(tree, last_time[b], -1)
-            else:
-                num_marked += 1
-            now += 1
-            last_time[b] = now
-            _fenwick_add(tree, now, 1)
+        num_marked, now = touch_request(blocks, last_time, bits, tree, num_marked, now)
     return block_hist, token_hist
 
 

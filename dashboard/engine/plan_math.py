@@ -13,7 +13,7 @@ from numba import njit
 
 from dashboard.core.types import Trace
 from dashboard.engine.latency import LatencyModel, prefill_seconds
-from dashboard.engine.mrc import _fenwick_add, _fenwick_prefix
+from dashboard.engine.stack_distance import new_marks, request_distances, touch_request
 
 NEVER = np.iinfo(np.int64).max  # distance of a block no capacity can hit (first use, or after a gap)
 
@@ -21,29 +21,15 @@ NEVER = np.iinfo(np.int64).max  # distance of a block no capacity can hit (first
 @njit(cache=True)
 def _running_max_distances(offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int) -> np.ndarray:
     """Per access: the running-max stack distance within its request (NEVER after the first unseen block)."""
-    num_accesses = block_ids.shape[0]
-    out = np.full(num_accesses, NEVER, np.int64)
-    tree = np.zeros(num_accesses + 2, np.int64)
+    out = np.full(block_ids.shape[0], NEVER, np.int64)
+    bits, tree = new_marks(block_ids.shape[0])
     last_time = np.full(num_blocks, -1, np.int64)
     num_marked, now = 0, -1
     for r in range(offsets.shape[0] - 1):
         lo, hi = offsets[r], offsets[r + 1]
-        running_max = 0
-        for j in range(lo, hi):
-            t = last_time[block_ids[j]]
-            if t < 0:
-                break
-            running_max = max(running_max, num_marked - _fenwick_prefix(tree, t - 1))
-            out[j] = running_max
-        for j in range(hi - 1, lo - 1, -1):  # tail first, as vLLM frees blocks
-            b = block_ids[j]
-            if last_time[b] >= 0:
-                _fenwick_add(tree, last_time[b], -1)
-            else:
-                num_marked += 1
-            now += 1
-            last_time[b] = now
-            _fenwick_add(tree, now, 1)
+        blocks = block_ids[lo:hi]
+        request_distances(blocks, last_time, bits, tree, num_marked, out[lo:hi])
+        num_marked, now = touch_request(blocks, last_time, bits, tree, num_marked, now)
     return out
 
 
