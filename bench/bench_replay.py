@@ -24,7 +24,7 @@ from statistics import median
 import numpy as np
 
 from bench.run import ROOT, Result, peak_rss_kib, timed_median
-from bench.scale import bench_bailian_reader, bench_reader, bench_scale_replay
+from bench.scale import bench_bailian_reader, bench_reader, bench_scale_mrc, bench_scale_replay
 from bench.scale import child as scale_child
 from dashboard.core.types import UNKNOWN, ClusterConfig, RouterConfig, TierConfig, Trace
 from dashboard.engine.capacity import space_reduction_vs_lru
@@ -417,6 +417,7 @@ def run() -> list[Result]:
         *bench_reduction(trace),
         *bench_reduction_untuned(),
         *bench_scale_replay(),
+        bench_scale_mrc(),
         *bench_reader(TRACE),
         bench_bailian_reader(TRACE),
     ]
