@@ -107,6 +107,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
     from dashboard.engine.policies.learned import LearnedOptions
     from dashboard.engine.replay import learned_inputs, replay_single_cache
     from dashboard.engine.sessions import session_structure
+    from dashboard.engine.trace_stats import trace_stats
     from dashboard.ingest.matrix_answer import parse_matrix_answer
 
     trace, with_sessions = tiny_trace(False), tiny_trace(True)
@@ -121,6 +122,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
         ("learned policy's scores and block rules", lambda: learned_inputs(trace, LearnedOptions())),
         ("miss-ratio curves", lambda: (lru_mrc(trace), sampling_units(trace))),
         ("capacity planner", lambda: _planner(trace)),
+        ("trace statistics", lambda: trace_stats(trace)),
         ("Prometheus answer scanner", lambda: parse_matrix_answer(_ANSWER, "warmup")),
     ]
 

@@ -13,11 +13,10 @@ from dashboard.engine.replay import replay_single_cache
 from dashboard.engine.trace_stats import (
     ROOT,
     arrival_rate,
-    distinct_pairs,
+    block_pass,
     histogram,
     nice_width,
     prefix_tree,
-    reuse_gaps,
     session_shape,
     trace_stats,
     unlimited_ceiling,
@@ -90,11 +89,11 @@ def twin_tree_counts(trace) -> tuple[dict[int, int], dict[int, int]]:
 
 def test_ceiling_of_the_tiny_trace_is_five_of_nine_blocks(tiny):
     # hits: r0 0, r1 2 (A B), r2 1 (A; D is new), r3 2; tokens: 8 of 11, 4 of 7, min(8, 7) of 7
-    assert unlimited_ceiling(tiny, *distinct_pairs(tiny)) == (5 / 9, 19 / 32)
+    assert unlimited_ceiling(tiny, block_pass(tiny)) == (5 / 9, 19 / 32)
 
 
 def test_reuse_gaps_of_the_tiny_trace_count_from_the_latest_holder(tiny):
-    gap_requests, gap_s = reuse_gaps(tiny, *distinct_pairs(tiny))
+    _, _, _, gap_requests, gap_s, _ = block_pass(tiny)
     # A: r0→r1, r1→r2, r2→r3; B: r0→r1, r1→r3 (its latest holder, not r0)
     assert sorted(gap_requests.tolist()) == [1, 1, 1, 1, 2]
     assert sorted(gap_s.tolist()) == [1.0, 2.0, 2.0, 5.0, 6.0]
@@ -111,13 +110,13 @@ def test_tiny_trace_sessions_are_inferred_past_the_shared_first_block(tiny):
 def test_a_chain_all_of_whose_requests_go_on_together_is_one_node():
     # r0, r1 and r2 share blocks 0-1-2; r1 and r2 then 3; only r2 has 4
     trace = trace_from_paths([[0, 1, 2], [0, 1, 2, 3], [0, 1, 2, 3, 4]])
-    tree = prefix_tree(trace, *distinct_pairs(trace), num_nodes=10)
+    tree = prefix_tree(trace, block_pass(trace), num_nodes=10)
     assert tree.node_ids.tolist() == [2, 3] and tree.parent_ids.tolist() == [ROOT, 2]
     assert tree.depth_blocks.tolist() == [2, 3] and tree.num_requests.tolist() == [3, 2]
 
 
 def test_tiny_trace_prefix_tree_holds_the_shared_chain(tiny):
-    tree = prefix_tree(tiny, *distinct_pairs(tiny), num_nodes=10)
+    tree = prefix_tree(tiny, block_pass(tiny), num_nodes=10)
     assert tree.node_ids.tolist() == [0, 1]  # A in 4 requests, B in 3; C and D are not shared
     assert tree.parent_ids.tolist() == [ROOT, 0]
     assert tree.num_requests.tolist() == [4, 3]
@@ -165,7 +164,7 @@ def test_traces_without_blocks_give_zero_ceiling_and_an_empty_tree(paths):
 @settings(max_examples=60, deadline=None)
 @given(chained_traces())
 def test_ceiling_matches_its_twin_and_a_cache_that_holds_every_block(trace):
-    ceiling = unlimited_ceiling(trace, *distinct_pairs(trace))
+    ceiling = unlimited_ceiling(trace, block_pass(trace))
     assert ceiling == pytest.approx(twin_ceiling(trace), abs=1e-12)
     hits = replay_single_cache(trace, trace.num_blocks)
     assert ceiling[0] == pytest.approx(hits.sum() / trace.num_block_accesses, abs=1e-12)
@@ -174,7 +173,7 @@ def test_ceiling_matches_its_twin_and_a_cache_that_holds_every_block(trace):
 @settings(max_examples=60, deadline=None)
 @given(chained_traces())
 def test_reuse_gaps_match_their_twin(trace):
-    gap_requests, gap_s = reuse_gaps(trace, *distinct_pairs(trace))
+    _, _, _, gap_requests, gap_s, _ = block_pass(trace)
     want_requests, want_s = twin_gaps(trace)
     assert sorted(gap_requests.tolist()) == want_requests
     assert sorted(gap_s.tolist()) == pytest.approx(want_s)
@@ -193,7 +192,7 @@ def test_session_shape_matches_its_twin(trace):
 @settings(max_examples=60, deadline=None)
 @given(chained_traces())
 def test_prefix_tree_counts_and_parents_match_their_twin_and_stay_connected(trace):
-    tree = prefix_tree(trace, *distinct_pairs(trace), num_nodes=8)
+    tree = prefix_tree(trace, block_pass(trace), num_nodes=8)
     counts, parent = twin_tree_counts(trace)
     # radix tree: a prefix whose every request goes on with one same child is that child's
     passed = {parent[b] for b, c in counts.items() if c >= 2 and parent[b] != ROOT and c == counts[parent[b]]}
