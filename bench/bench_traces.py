@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from statistics import median
 
@@ -111,11 +110,9 @@ def run() -> list[Result]:
 def scale_stats() -> Result:
     """The page's statistics of the 100M-access scale trace (bench/scale.py's file) beside reading it."""
     path = scale_trace_file()  # NOTE: generated once (~15 s) under ~/.cache/kvscope/bench
-    read_s = median(
-        _seconds(lambda: read_trace(path, "mooncake", block_tokens=SCALE_BLOCK_TOKENS)) for _ in range(3)
-    )
+    read_s = timed_median(lambda: read_trace(path, "mooncake", block_tokens=SCALE_BLOCK_TOKENS), repeats=3)
     trace = read_trace(path, "mooncake", block_tokens=SCALE_BLOCK_TOKENS)
-    stats_s = median(_seconds(lambda: trace_stats(trace)) for _ in range(3))
+    stats_s = timed_median(lambda: trace_stats(trace), repeats=3)
     return Result(
         "Traces page statistics (trace_stats), 100M-access scale trace",
         COMMAND,
@@ -126,9 +123,3 @@ def scale_stats() -> Result:
         notes=f"{trace.num_requests:,} requests, {trace.num_block_accesses:,} block accesses, {trace.num_blocks:,} "
         "distinct blocks; every statistic of the page, from the trace in memory; medians of 3",
     )
-
-
-def _seconds(fn) -> float:
-    started = time.perf_counter()
-    fn()
-    return time.perf_counter() - started

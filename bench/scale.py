@@ -19,7 +19,7 @@ from statistics import median
 
 import numpy as np
 
-from bench.run import ROOT, Result, peak_rss_kib
+from bench.run import ROOT, Result, peak_rss_kib, timed_median
 from dashboard.engine.mrc import default_capacities, lru_mrc
 from dashboard.engine.readers import read_trace, scan
 from dashboard.engine.readers.intern import dense_ids
@@ -134,8 +134,8 @@ def bench_scale_mrc() -> Result:
     trace = read_trace(scale_trace_file(SEED, NUM_ACCESSES), "mooncake", block_tokens=SCALE_BLOCK_TOKENS)
     caps = default_capacities(trace.num_blocks)
     tenth = trace.num_blocks // 10
-    curve_s = median(_timed(lambda: lru_mrc(trace, caps))[0] for _ in range(3))
-    replay_s = median(_timed(lambda: replay_single_cache(trace, tenth))[0] for _ in range(3))
+    curve_s = timed_median(lambda: lru_mrc(trace, caps), repeats=3)
+    replay_s = timed_median(lambda: replay_single_cache(trace, tenth), repeats=3)
     return Result(
         f"exact one-pass LRU MRC ({caps.size} capacities), 100M-access scale trace",
         "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --json",
