@@ -12,6 +12,7 @@ from dashboard.engine.policies import lru
 from dashboard.engine.policies.dispatch import contains, insert, rescore, run_start, touch, touch_run
 from dashboard.engine.policies.state import clear_cache
 from dashboard.engine.slab_ids import give_ids, replay_ids
+from dashboard.engine.stack_distance import max_request_blocks
 from dashboard.engine.top_lru import demote, serve_top_lru
 
 
@@ -255,19 +256,17 @@ def run_cluster(
         np.empty(n, np.int32),  # stored blocks
         np.empty(n),  # predicted hit ratio
     )
-    max_len = 0
-    for i in range(n):
-        max_len = max(max_len, offsets[i + 1] - offsets[i])
+    longest = max_request_blocks(offsets)
     scratch = (
         np.zeros((6, num_pods)),  # queue_len, inflight, kv_util, free_at, last_cold, matched
-        np.zeros(max(max_len, 1), np.int64),  # hit_tier
+        np.zeros(longest, np.int64),  # hit_tier
         np.zeros(2, np.int64),  # round-robin counter, random router's state
         np.zeros(2, np.int64),  # sizes of the start and finish heaps
         # the prefill-start and finish heaps (time, pod, blocks): nothing past a heap's size is read
         (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),
         (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)),
         np.ones(1),  # the EPP view's one tier weight
-        np.zeros(max(max_len, 1), np.int32),  # a request's blocks by replay id (slab_ids)
+        np.zeros(longest, np.int32),  # a request's blocks by replay id (slab_ids)
     )
     # NOTE: the loop runs in a function without reference counting: here, every read of a
     # CacheState member would cost an atomic incref/decref (state.py), 5x the whole replay.

@@ -40,7 +40,7 @@ def new_marks(num_accesses: int) -> tuple:
 
 @njit(cache=True)
 def max_request_blocks(offsets: np.ndarray) -> int:
-    """The longest request's block count (at least 1: scratch for request_distances)."""
+    """The longest request's block count, at least 1: the size of a per-request scratch array."""
     longest = 1
     for r in range(offsets.shape[0] - 1):
         longest = max(longest, offsets[r + 1] - offsets[r])
