@@ -40,6 +40,9 @@ NUM_ACCESSES, SEED = 100_000_000, 0
 REQUEST = ReplayRequest(num_pods=8, router="prefix", hbm_blocks=8_192, cpu_blocks=65_536)
 CHILD = [sys.executable, "-m", "bench.bench_replay", "scale"]
 COMMAND = "python -m bench.bench_replay scale prefix"
+SCALE_SAMPLED_COMMAND = (
+    "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --policy s3fifo --approx --json"
+)
 TWIN_LINES = 5_000  # the json path's baseline reads this many lines of the scale file (~2 s)
 
 
@@ -129,9 +132,14 @@ def bench_scale_replay() -> list[Result]:
     ]
 
 
+def scale_trace():
+    """The 100M-access scale trace, read (generated and written first if it is not there yet)."""
+    return read_trace(scale_trace_file(SEED, NUM_ACCESSES), "mooncake", block_tokens=SCALE_BLOCK_TOKENS)
+
+
 def bench_scale_mrc() -> Result:
     """The exact one-pass LRU curve of the 100M-access trace beside one LRU replay of it at 10% of its blocks."""
-    trace = read_trace(scale_trace_file(SEED, NUM_ACCESSES), "mooncake", block_tokens=SCALE_BLOCK_TOKENS)
+    trace = scale_trace()
     caps = default_capacities(trace.num_blocks)
     tenth = trace.num_blocks // 10
     curve_s = timed_median(lambda: lru_mrc(trace, caps), repeats=3)

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 def approximation(sampled: SampledCurve, num_requests: int) -> dict:
     """The `--approx --json` object's `approximation`: how it was sampled and its measured error."""
     return {
-        "method": "spatial sampling of prefix subtrees, LRU control variate"
+        "method": "spatial sampling of prefix subtrees (near the trunk: windows of time), LRU control variate"
         if not sampled.is_exact
         else "exact",
         "rate": sampled.rate,
@@ -100,6 +100,7 @@ def approximation(sampled: SampledCurve, num_requests: int) -> dict:
         "requests_sampled": sampled.num_requests_sampled,
         "requests": num_requests,
         "raised_capacities": sampled.raised_capacities,
+        "windowed_capacities": sampled.windowed_capacities,
         "max_abs_error": sampled.max_abs_error,
         "label": sampled.label(),
     }
@@ -116,19 +117,22 @@ def describe(sampled: SampledCurve, num_requests: int) -> str:
     )
     return (
         f"approximate: {sampled.label()}: {sampled.num_requests_sampled:,} of {num_requests:,} requests "
-        f"replayed (seed {sampled.seed}){_raised(sampled)}; {bound} (docs/whatif.md); drop --approx for the "
+        f"replayed (seed {sampled.seed}){_near_trunk(sampled)}; {bound} (docs/whatif.md); drop --approx for the "
         "exact sweep"
     )
 
 
-def _raised(sampled: SampledCurve) -> str:
-    """', N capacities near the shared prefixes at a higher rate' or ''."""
-    if not sampled.raised_capacities:
+def _near_trunk(sampled: SampledCurve) -> str:
+    """'; of the capacities within reach of the shared prefix blocks, N at a higher rate and M
+    replayed whole over windows of time' or ''."""
+    ways = []
+    if sampled.raised_capacities:
+        ways.append(f"{sampled.raised_capacities} at a higher rate")
+    if sampled.windowed_capacities:
+        ways.append(f"{sampled.windowed_capacities} replayed whole over windows of time")
+    if not ways:
         return ""
-    return (
-        f", {sampled.raised_capacities} capacities within reach of the {sampled.num_trunk_blocks:,} shared "
-        "prefix blocks at a higher rate"
-    )
+    return f"; of the capacities within reach of the {sampled.num_trunk_blocks:,} shared prefix blocks, {' and '.join(ways)}"
 
 
 def _capacities(text: str) -> np.ndarray:

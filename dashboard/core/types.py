@@ -218,6 +218,7 @@ class SampledCurve:
     num_trunk_blocks: int  # the trace's shared blocks, kept whole in every sample
     max_abs_error: float | None  # measured at this rate (engine/mrc_sampled.py); None: not measured
     raised_capacities: int = 0  # capacities near the trunk sampled at a higher rate (or replayed exactly)
+    windowed_capacities: int = 0  # capacities near the trunk replayed whole over windows of time instead
 
     @property
     def is_exact(self) -> bool:

@@ -14,7 +14,9 @@ of the rest, C' = T + R_eff × (C − T), where R_eff is the share of non-trunk 
 Where the trunk would fill over two thirds of the miniature cache (capacities a few times the
 trunk), its queues and counts stop behaving as the full cache's (S3-FIFO's main queue cannot hold
 the trunk), so those capacities are sampled at twice, four times ... the rate, and replayed exactly
-from half the trace on, as is a cache no larger than the trunk (capacity_rates).
+from half the trace on, as is a cache no larger than the trunk (capacity_rates). Where the trunk
+fills over a third of it and the policy settles, a capacity is replayed whole over windows of
+time instead, when they cost at most half a replay (mrc_windows.py).
 
 The sampled curve is then corrected with the exact LRU curve as a control variate: the estimate
 at C is P_sample(C') − LRU_sample(C') + LRU_exact(C). Sampling noise that moves both policies
@@ -39,7 +41,9 @@ from numba import njit
 
 from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
 from dashboard.engine.mrc import curve_from_hits, default_capacities, lru_mrc, policy_mrc, replay_each
+from dashboard.engine.mrc_windows import warmups, window_curves, windowed
 from dashboard.engine.policies import policy_info
+from dashboard.engine.sub_traces import sub_trace_and_blocks
 
 DEFAULT_RATE = 0.05
 TRUNK_SHARE = 0.01  # NOTE: a unit heavier than 1% of the accesses would swing the sample alone
@@ -110,49 +114,6 @@ def unit_hash(keys: np.ndarray, seed: int) -> np.ndarray:
     return (z >> np.uint64(11)).astype(np.float64) / float(1 << 53)
 
 
-def sub_trace(trace: Trace, requests: np.ndarray) -> Trace:
-    """The trace of the given requests (ascending indices), block ids renumbered 0..k-1 in the same order."""
-    return _sub_trace_and_blocks(trace, requests)[0]
-
-
-def _sub_trace_and_blocks(trace: Trace, requests: np.ndarray) -> tuple[Trace, np.ndarray]:
-    """sub_trace, and the original ids of its blocks (sorted: sub-trace id k is the k-th of them)."""
-    sizes = np.diff(trace.offsets)[requests]
-    offsets = np.zeros(requests.size + 1, np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    blocks = trace.block_ids[accesses_of(trace, requests)]
-    # NOTE: ids are numbered by first appearance, so sorted order is first-appearance order here too.
-    # A mask and its running count rank them in linear time (np.unique sorts: ~0.2 s for 1.5M accesses).
-    is_kept = np.zeros(trace.num_blocks, np.bool_)
-    is_kept[blocks] = True
-    kept = np.flatnonzero(is_kept)
-    dense = (np.cumsum(is_kept, dtype=np.int64) - 1)[blocks]
-    tenants = None if trace.tenant_ids is None else trace.tenant_ids[requests]
-    sub = Trace(
-        arrival_s=trace.arrival_s[requests],
-        offsets=offsets,
-        block_ids=dense.astype(np.int32),
-        input_tokens=trace.input_tokens[requests],
-        output_tokens=trace.output_tokens[requests],
-        block_tokens=trace.block_tokens,
-        num_blocks=int(kept.size),
-        session_ids=trace.session_ids[requests],
-        turns=trace.turns[requests],
-        type_codes=trace.type_codes[requests],
-        type_names=trace.type_names,
-        tenant_ids=tenants,
-        source=f"{trace.source} (sampled)",
-    )
-    return sub, kept
-
-
-def accesses_of(trace: Trace, requests: np.ndarray) -> np.ndarray:
-    """Positions in trace.block_ids of the given requests' blocks, request by request."""
-    sizes = np.diff(trace.offsets)[requests]
-    starts = np.repeat(trace.offsets[:-1][requests], sizes)
-    return starts + np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-
-
 def scaled_capacities(capacities: np.ndarray, num_trunk: int, rate: float, limit: int) -> np.ndarray:
     """C' = C up to the trunk, then trunk + rate × the rest, at most limit blocks."""
     caps = np.asarray(capacities, np.int64)
@@ -185,18 +146,34 @@ def sampled_policy_mrc(
         raise ValueError(f"sampling rate {rate} keeps no request of this trace; raise the rate")
     num_trunk = int(is_trunk.sum())
     rates = capacity_rates(caps, num_trunk, rate)
+    # NOTE: capacities the windows may suit wait for the exact LRU curve, which sizes their warm-ups
+    miniature = np.where(rates < 1.0, num_trunk + rate * np.maximum(caps - num_trunk, 0), 0.0)
+    maybe = windowed(trace, policy, caps, miniature, num_trunk, np.zeros(caps.size))
     # NOTE: the exact LRU control runs beside the miniature replays (its one pass releases the GIL):
     # it was a fifth of the sampled curve's time, after them
     with ThreadPoolExecutor(1, thread_name_prefix="kvscope-control") as pool:
         control = pool.submit(lru_mrc, trace, np.append(caps, trace.num_blocks))
-        parts = [
-            (rates == r, _miniature(trace, policy, caps[rates == r], hashes < r, is_trunk))
-            for r in np.unique(rates)
-        ]
-        curve = _joined(caps, parts, control.result())
+        parts = _miniatures(trace, policy, caps, rates, ~maybe, hashes, is_trunk)
+        exact_lru = control.result()
+    warm = warmups(caps, _points(exact_lru, np.arange(caps.size)))
+    by_windows = maybe & windowed(trace, policy, caps, miniature, num_trunk, warm)
+    parts += _miniatures(trace, policy, caps, rates, maybe & ~by_windows, hashes, is_trunk)
+    if by_windows.any():
+        parts.append((by_windows, window_curves(trace, policy, caps[by_windows], warm[by_windows])))
+    curve = _joined(caps, parts, exact_lru)
     error = MEASURED_MAX_ABS_ERROR.get(policy) if rate == DEFAULT_RATE else None
-    raised = int((rates > rate).sum())
-    return SampledCurve(curve, policy, float(rate), seed, int(requests.size), num_trunk, error, raised)
+    raised = int(((rates > rate) & ~by_windows).sum())
+    return SampledCurve(
+        curve, policy, float(rate), seed, int(requests.size), num_trunk, error, raised, int(by_windows.sum())
+    )
+
+
+def _miniatures(trace, policy, caps, rates, where, hashes, is_trunk) -> list[tuple[np.ndarray, tuple]]:
+    """The parts of the curve at caps[where], one miniature per sampling rate: (where that rate, its curves)."""
+    return [
+        (where & (rates == r), _miniature(trace, policy, caps[where & (rates == r)], hashes < r, is_trunk))
+        for r in np.unique(rates[where])
+    ]
 
 
 def capacity_rates(capacities: np.ndarray, num_trunk: int, rate: float) -> np.ndarray:
@@ -219,7 +196,7 @@ def _miniature(
     their share, at each of caps; every request kept is the exact replay, which needs no control."""
     if kept_units.all():
         return curve_from_hits(trace, caps, replay_each(trace, caps, policy)), None
-    sub, kept = _sub_trace_and_blocks(trace, np.flatnonzero(kept_units))
+    sub, kept = sub_trace_and_blocks(trace, np.flatnonzero(kept_units))
     num_trunk = int(is_trunk[kept].sum())
     share = (kept.size - num_trunk) / max(int((~is_trunk).sum()), 1)
     scaled = scaled_capacities(caps, num_trunk, share, sub.num_blocks)

@@ -112,7 +112,8 @@ def approximation_note(
     return (
         f"Curves marked sampled are approximate: each replays about {sampled[0].rate:.0%} of the trace's "
         f"prefix subtrees ({sampled[0].num_requests_sampled:,} requests) through caches scaled by the same "
-        f"share (a higher share near the size of the prefixes every request shares), corrected by the "
+        f"share (a higher share, or the whole trace over windows of time, near the size of the prefixes "
+        f"every request shares), corrected by the "
         f"exact LRU curve. Worst error measured on the bundled traces at this "
         f"rate: {bounds} (a measurement, not a guarantee; docs/whatif.md).{_checked(checks)} Switch on "
         f"exact curves, or run `kvscope mrc TRACE --policy P`, for the exact sweep."

@@ -107,6 +107,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
     from dashboard.engine.policies.learned import LearnedOptions
     from dashboard.engine.replay import learned_inputs, replay_single_cache
     from dashboard.engine.sessions import session_structure
+    from dashboard.engine.sub_traces import sub_trace
     from dashboard.engine.trace_stats import trace_stats
     from dashboard.ingest.matrix_answer import parse_matrix_answer
 
@@ -120,7 +121,10 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
             lambda: [replay_single_cache(trace, 2, p) for p in policy_names()],
         ),
         ("learned policy's scores and block rules", lambda: learned_inputs(trace, LearnedOptions())),
-        ("miss-ratio curves", lambda: (lru_mrc(trace), sampling_units(trace))),
+        (
+            "miss-ratio curves",
+            lambda: (lru_mrc(trace), sampling_units(trace), sub_trace(trace, np.arange(2))),
+        ),
         ("capacity planner", lambda: _planner(trace)),
         ("trace statistics", lambda: trace_stats(trace)),
         ("Prometheus answer scanner", lambda: parse_matrix_answer(_ANSWER, "warmup")),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from dashboard.cli import main
+from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.engine.mrc_sampled import MEASURED_MAX_ABS_ERROR
 
 CAPACITIES = "1827,18279,182790"
@@ -31,7 +32,27 @@ def test_mrc_approx_json_names_its_sampling_and_measured_error(mooncake_conversa
     assert approx["max_abs_error"] == MEASURED_MAX_ABS_ERROR["s3fifo"]
     assert approx["label"] == "s3fifo (sampled 5%, measured ±0.07)"
     assert 0 < approx["requests_sampled"] < approx["requests"] == 12_031
-    assert approx["raised_capacities"] == 0  # one shared root block: every capacity has room beside it
+    assert approx["raised_capacities"] == approx["windowed_capacities"] == 0  # one shared root block
+
+
+def test_mrc_approx_says_which_capacities_near_the_shared_prompts_it_replayed_over_windows(capsys):
+    sample = str(SAMPLE_DATA_DIR / "requests.parquet")
+    code = main(["mrc", sample, "--policy", "s3fifo", "--capacities", "425,1000,4000,200000", "--approx"])
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert (
+        code == 0
+        and (
+            "; of the capacities within reach of the 284 shared prefix blocks, 1 at a higher rate and 2 replayed "
+            "whole over windows of time;"
+        )
+        in last
+    )
+    main(["mrc", sample, "--policy", "s3fifo", "--capacities", "425,1000,4000,200000", "--approx", "--json"])
+    approx = json.loads(capsys.readouterr().out)["approximation"]
+    assert approx["raised_capacities"] == 1 and approx["windowed_capacities"] == 2
+    assert approx["method"].startswith(
+        "spatial sampling of prefix subtrees (near the trunk: windows of time)"
+    )
 
 
 def test_mrc_approx_table_ends_with_a_line_saying_it_is_approximate(mooncake_conversation, capsys):

@@ -1,0 +1,115 @@
+"""Miniature curves near the trunk, replayed over windows of time instead (mrc_sampled.py's helper).
+
+Where the trunk (the system prompts every request shares) fills much of a miniature cache, the
+miniature stops behaving as the full cache: it holds a few sampled requests beside the trunk
+where the full cache holds hundreds (on the 100M-access scale trace S3-FIFO's sampled curve was
+0.026-0.062 off there). Such a capacity is small beside the trace, so its cache forgets fast: a
+replay of the whole trace at the full capacity over a few stretches of time, each after a warm-up
+of a few cache fills, sees what the whole replay sees there. NUM_WINDOWS windows, evenly spaced,
+hold WINDOW_SHARE of the accesses; before each, a warm-up of WARMUP_FILLS × C / (LRU's miss ratio
+at C) accesses (the time the cache takes to fill with misses) is replayed but not counted. The
+same windows through LRU are the control variate, as for the miniatures.
+
+A capacity is replayed this way when the trunk fills over WINDOW_TRUNK_SHARE of its miniature,
+the policy settles (its choices depend only on a bounded recent past: not LFU's counts, which
+grow for as long as a block stays, nor the learned policy's predictor, fitted on everything
+before), and the windows with their warm-ups cost at most WINDOW_BUDGET of a replay of the trace.
+docs/whatif.md has what it gains.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard.core.types import MissRatioCurve, Trace
+from dashboard.engine.mrc import replay_each
+from dashboard.engine.policies import policy_info
+from dashboard.engine.sub_traces import sub_trace
+
+NUM_WINDOWS = 5
+WINDOW_SHARE = 0.1  # of the trace's accesses, counted
+WARMUP_FILLS = 2.0
+MIN_MISS_RATIO = 0.05  # NOTE: a warm-up's floor: a cache that almost never misses still fills
+WINDOW_TRUNK_SHARE = 1 / 3
+WINDOW_BUDGET = 0.5  # of one replay of the trace, per capacity, warm-ups included
+MIN_WINDOW_REQUESTS = 50  # each window counts at least this many requests on average
+
+
+def warmups(capacities: np.ndarray, exact_lru: MissRatioCurve) -> np.ndarray:
+    """Accesses replayed before each window at each capacity: WARMUP_FILLS fills of the cache with
+    LRU's misses there (exact_lru at the same capacities)."""
+    miss = np.maximum(1.0 - exact_lru.block_hit_ratio, MIN_MISS_RATIO)
+    return WARMUP_FILLS * np.asarray(capacities, np.float64) / miss
+
+
+def windowed(
+    trace: Trace,
+    policy: str,
+    capacities: np.ndarray,
+    miniatures: np.ndarray,
+    num_trunk: int,
+    warm: np.ndarray,
+) -> np.ndarray:
+    """Which capacities to replay over windows: the trunk fills over WINDOW_TRUNK_SHARE of the
+    miniature cache (miniatures: each capacity's miniature size at the sampling rate, 0 where it is
+    replayed whole anyway), the policy settles, and the windows cost at most WINDOW_BUDGET."""
+    if (
+        not policy_info(policy).settles
+        or trace.num_requests * WINDOW_SHARE < NUM_WINDOWS * MIN_WINDOW_REQUESTS
+    ):
+        return np.zeros(len(capacities), np.bool_)
+    cost = WINDOW_SHARE + NUM_WINDOWS * warm / max(trace.num_block_accesses, 1)
+    return (miniatures > 0) & (num_trunk > WINDOW_TRUNK_SHARE * miniatures) & (cost <= WINDOW_BUDGET)
+
+
+def window_requests(trace: Trace, warm: float) -> tuple[np.ndarray, np.ndarray]:
+    """(the requests the windows replay, ascending; whether each is counted): NUM_WINDOWS windows of
+    WINDOW_SHARE / NUM_WINDOWS of the accesses each, centred on evenly spaced points, each after
+    warm accesses that are replayed but not counted."""
+    ends = np.cumsum(np.diff(trace.offsets))  # accesses up to and including each request
+    total = float(trace.num_block_accesses)
+    length = WINDOW_SHARE * total / NUM_WINDOWS
+    replayed = np.zeros(trace.num_requests, np.bool_)
+    counted = np.zeros(trace.num_requests, np.bool_)
+    for w in range(NUM_WINDOWS):
+        start = (w + 0.5) * total / NUM_WINDOWS - length / 2
+        first, counted_from, stop = np.searchsorted(
+            ends, [max(start - warm, 0.0), start, start + length], "right"
+        )
+        replayed[first:stop] = True
+        counted[counted_from:stop] = True
+    requests = np.flatnonzero(replayed)
+    return requests, counted[requests]
+
+
+def window_curves(
+    trace: Trace, policy: str, capacities: np.ndarray, warm: np.ndarray
+) -> tuple[MissRatioCurve, MissRatioCurve]:
+    """(the policy's curve, LRU's) over the windows, counted requests only, at each capacity.
+
+    NOTE: capacities whose warm-ups lie within a factor of two replay the same windows, after the
+    longest of those warm-ups: one sub-trace per band, not per capacity (building one took about
+    a third of its replay at 100M accesses), for a little more replay at the smaller ones."""
+    caps = np.asarray(capacities, np.int64)
+    warm = np.asarray(warm, np.float64)
+    band = np.floor(np.log2(warm / warm.min())).astype(np.int64)
+    ratios = np.empty((4, caps.size))
+    for b in np.unique(band):
+        at = np.flatnonzero(band == b)
+        ratios[:, at] = _band_ratios(trace, policy, caps[at], float(warm[at].max()))
+    return MissRatioCurve(caps, ratios[0], ratios[1]), MissRatioCurve(caps, ratios[2], ratios[3])
+
+
+def _band_ratios(trace: Trace, policy: str, caps: np.ndarray, warm: float) -> np.ndarray:
+    """[policy's block, token, LRU's block, token hit ratio] × caps over the windows after warm accesses."""
+    requests, counted = window_requests(trace, warm)
+    sub = sub_trace(trace, requests)
+    blocks = max(float(np.diff(sub.offsets)[counted].sum()), 1.0)
+    prompt = sub.input_tokens[counted]
+    tokens = max(float(prompt.sum()), 1.0)
+    rows = []
+    for name in (policy, "lru"):
+        hits = [h[counted].astype(np.int64) for h in replay_each(sub, caps, name)]
+        rows.append([h.sum() / blocks for h in hits])
+        rows.append([np.minimum(h * sub.block_tokens, prompt).sum() / tokens for h in hits])
+    return np.array(rows)
