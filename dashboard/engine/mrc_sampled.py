@@ -41,7 +41,7 @@ from numba import njit
 
 from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
 from dashboard.engine.mrc import curve_from_hits, default_capacities, lru_mrc, policy_mrc, replay_each
-from dashboard.engine.mrc_windows import warmups, window_curves, windowed
+from dashboard.engine.mrc_windows import affordable, warmups, window_candidates, window_curves
 from dashboard.engine.policies import policy_info
 from dashboard.engine.sub_traces import sub_trace_and_blocks
 
@@ -148,7 +148,7 @@ def sampled_policy_mrc(
     rates = capacity_rates(caps, num_trunk, rate)
     # NOTE: capacities the windows may suit wait for the exact LRU curve, which sizes their warm-ups
     miniature = np.where(rates < 1.0, num_trunk + rate * np.maximum(caps - num_trunk, 0), 0.0)
-    maybe = windowed(trace, policy, caps, miniature, num_trunk, np.zeros(caps.size))
+    maybe = window_candidates(trace, policy, miniature, num_trunk)
     # NOTE: the exact LRU control runs beside the miniature replays (its one pass releases the GIL):
     # it was a fifth of the sampled curve's time, after them
     with ThreadPoolExecutor(1, thread_name_prefix="kvscope-control") as pool:
@@ -156,7 +156,7 @@ def sampled_policy_mrc(
         parts = _miniatures(trace, policy, caps, rates, ~maybe, hashes, is_trunk)
         exact_lru = control.result()
     warm = warmups(caps, _points(exact_lru, np.arange(caps.size)))
-    by_windows = maybe & windowed(trace, policy, caps, miniature, num_trunk, warm)
+    by_windows = maybe & affordable(trace, warm)
     parts += _miniatures(trace, policy, caps, rates, maybe & ~by_windows, hashes, is_trunk)
     if by_windows.any():
         parts.append((by_windows, window_curves(trace, policy, caps[by_windows], warm[by_windows])))

@@ -42,24 +42,21 @@ def warmups(capacities: np.ndarray, exact_lru: MissRatioCurve) -> np.ndarray:
     return WARMUP_FILLS * np.asarray(capacities, np.float64) / miss
 
 
-def windowed(
-    trace: Trace,
-    policy: str,
-    capacities: np.ndarray,
-    miniatures: np.ndarray,
-    num_trunk: int,
-    warm: np.ndarray,
-) -> np.ndarray:
-    """Which capacities to replay over windows: the trunk fills over WINDOW_TRUNK_SHARE of the
-    miniature cache (miniatures: each capacity's miniature size at the sampling rate, 0 where it is
-    replayed whole anyway), the policy settles, and the windows cost at most WINDOW_BUDGET."""
+def window_candidates(trace: Trace, policy: str, miniatures: np.ndarray, num_trunk: int) -> np.ndarray:
+    """Which capacities the windows suit: the trunk fills over WINDOW_TRUNK_SHARE of the miniature
+    cache (miniatures: each capacity's miniature size at the sampling rate, 0 where it is replayed
+    whole anyway), the policy settles and the trace has requests enough for the windows."""
     if (
         not policy_info(policy).settles
         or trace.num_requests * WINDOW_SHARE < NUM_WINDOWS * MIN_WINDOW_REQUESTS
     ):
-        return np.zeros(len(capacities), np.bool_)
-    cost = WINDOW_SHARE + NUM_WINDOWS * warm / max(trace.num_block_accesses, 1)
-    return (miniatures > 0) & (num_trunk > WINDOW_TRUNK_SHARE * miniatures) & (cost <= WINDOW_BUDGET)
+        return np.zeros(len(miniatures), np.bool_)
+    return (miniatures > 0) & (num_trunk > WINDOW_TRUNK_SHARE * miniatures)
+
+
+def affordable(trace: Trace, warm: np.ndarray) -> np.ndarray:
+    """Whether the windows, with warm accesses of warm-up before each, cost at most WINDOW_BUDGET."""
+    return WINDOW_SHARE + NUM_WINDOWS * warm / max(trace.num_block_accesses, 1) <= WINDOW_BUDGET
 
 
 def window_requests(trace: Trace, warm: float) -> tuple[np.ndarray, np.ndarray]:

@@ -56,15 +56,13 @@ def _gather(offsets: np.ndarray, block_ids: np.ndarray, requests: np.ndarray, nu
             b = block_ids[start + a - sub_offsets[j]]
             blocks[a] = b
             rank[b] = 1
+    ids = np.empty(min(num_blocks, blocks.shape[0]), np.int64)
     kept = 0
     for b in range(num_blocks):
         if rank[b]:
+            ids[kept] = b
             kept += 1
             rank[b] = kept
-    ids = np.empty(kept, np.int64)
-    for b in range(num_blocks):
-        if rank[b]:
-            ids[rank[b] - 1] = b
     for a in range(blocks.shape[0]):
         blocks[a] = rank[blocks[a]] - 1
-    return sub_offsets, blocks, ids
+    return sub_offsets, blocks, ids[:kept].copy()
