@@ -153,11 +153,12 @@ def sampled_policy_mrc(
     # it was a fifth of the sampled curve's time, after them
     with ThreadPoolExecutor(1, thread_name_prefix="kvscope-control") as pool:
         control = pool.submit(lru_mrc, trace, np.append(caps, trace.num_blocks))
-        parts = _miniatures(trace, policy, caps, rates, ~maybe, hashes, is_trunk)
+        samples: dict[float, dict] = {}  # NOTE: each rate's sub-trace, built once for both calls
+        parts = _miniatures(trace, policy, caps, rates, ~maybe, hashes, is_trunk, samples)
         exact_lru = control.result()
-    warm = warmups(caps, _points(exact_lru, np.arange(caps.size)))
+    warm = warmups(caps, exact_lru.block_hit_ratio[:-1])
     by_windows = maybe & affordable(trace, warm)
-    parts += _miniatures(trace, policy, caps, rates, maybe & ~by_windows, hashes, is_trunk)
+    parts += _miniatures(trace, policy, caps, rates, maybe & ~by_windows, hashes, is_trunk, samples)
     if by_windows.any():
         parts.append((by_windows, window_curves(trace, policy, caps[by_windows], warm[by_windows])))
     curve = _joined(caps, parts, exact_lru)
@@ -168,12 +169,18 @@ def sampled_policy_mrc(
     )
 
 
-def _miniatures(trace, policy, caps, rates, where, hashes, is_trunk) -> list[tuple[np.ndarray, tuple]]:
-    """The parts of the curve at caps[where], one miniature per sampling rate: (where that rate, its curves)."""
-    return [
-        (where & (rates == r), _miniature(trace, policy, caps[where & (rates == r)], hashes < r, is_trunk))
-        for r in np.unique(rates[where])
-    ]
+def _miniatures(
+    trace, policy, caps, rates, where, hashes, is_trunk, samples
+) -> list[tuple[np.ndarray, tuple]]:
+    """The parts of the curve at caps[where], one miniature per sampling rate: (where that rate, its
+    curves); samples keeps each rate's sub-trace and kept blocks for a later call."""
+    parts = []
+    for r in np.unique(rates[where]):
+        at = where & (rates == r)
+        parts.append(
+            (at, _miniature(trace, policy, caps[at], hashes < r, is_trunk, samples.setdefault(r, {})))
+        )
+    return parts
 
 
 def capacity_rates(capacities: np.ndarray, num_trunk: int, rate: float) -> np.ndarray:
@@ -190,13 +197,16 @@ def capacity_rates(capacities: np.ndarray, num_trunk: int, rate: float) -> np.nd
 
 
 def _miniature(
-    trace: Trace, policy: str, caps: np.ndarray, kept_units: np.ndarray, is_trunk: np.ndarray
+    trace: Trace, policy: str, caps: np.ndarray, kept_units: np.ndarray, is_trunk: np.ndarray, sample: dict
 ) -> tuple[MissRatioCurve, MissRatioCurve | None]:
     """(the policy's curve, the LRU control's) of the requests of kept_units through caches scaled to
-    their share, at each of caps; every request kept is the exact replay, which needs no control."""
+    their share, at each of caps; every request kept is the exact replay, which needs no control.
+    sample holds the sub-trace of kept_units once built ("sub", "kept")."""
     if kept_units.all():
         return curve_from_hits(trace, caps, replay_each(trace, caps, policy)), None
-    sub, kept = sub_trace_and_blocks(trace, np.flatnonzero(kept_units))
+    if not sample:
+        sample["sub"], sample["kept"] = sub_trace_and_blocks(trace, np.flatnonzero(kept_units))
+    sub, kept = sample["sub"], sample["kept"]
     num_trunk = int(is_trunk[kept].sum())
     share = (kept.size - num_trunk) / max(int((~is_trunk).sum()), 1)
     scaled = scaled_capacities(caps, num_trunk, share, sub.num_blocks)

@@ -35,10 +35,10 @@ WINDOW_BUDGET = 0.5  # of one replay of the trace, per capacity, warm-ups includ
 MIN_WINDOW_REQUESTS = 50  # each window counts at least this many requests on average
 
 
-def warmups(capacities: np.ndarray, exact_lru: MissRatioCurve) -> np.ndarray:
+def warmups(capacities: np.ndarray, lru_hit_ratio: np.ndarray) -> np.ndarray:
     """Accesses replayed before each window at each capacity: WARMUP_FILLS fills of the cache with
-    LRU's misses there (exact_lru at the same capacities)."""
-    miss = np.maximum(1.0 - exact_lru.block_hit_ratio, MIN_MISS_RATIO)
+    LRU's misses there (lru_hit_ratio: the exact LRU block hit ratio at each capacity)."""
+    miss = np.maximum(1.0 - lru_hit_ratio, MIN_MISS_RATIO)
     return WARMUP_FILLS * np.asarray(capacities, np.float64) / miss
 
 
