@@ -160,6 +160,22 @@ def bench_sampled_mrc(
     )
 
 
+def bench_scale_sampled_mrc() -> list[Result]:
+    """The sampled curves on the 100M-access scale trace: S3-FIFO and ARC, whose capacities near the
+    trunk the windows replay, and FIFO, whose miniatures stay biased far from it (docs/whatif.md)."""
+    trace = scale_trace()
+    return [
+        bench_sampled_mrc(
+            trace,
+            policy,
+            ", 100M-access scale trace",
+            SCALE_SAMPLED_COMMAND.format(policy=policy),
+            (3, 1),
+        )
+        for policy in ("s3fifo", "arc", "fifo")
+    ]
+
+
 def bench_sweep() -> Result:
     """A 50-configuration sweep over the conversation trace: wall time on 2 workers vs 1."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -437,9 +453,7 @@ def run() -> list[Result]:
         *bench_reduction_untuned(),
         *bench_scale_replay(),
         bench_scale_mrc(),
-        bench_sampled_mrc(
-            scale_trace(), "s3fifo", ", 100M-access scale trace", SCALE_SAMPLED_COMMAND, (3, 1)
-        ),
+        *bench_scale_sampled_mrc(),
         *bench_reader(TRACE),
         bench_bailian_reader(TRACE),
     ]

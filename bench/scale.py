@@ -41,7 +41,7 @@ REQUEST = ReplayRequest(num_pods=8, router="prefix", hbm_blocks=8_192, cpu_block
 CHILD = [sys.executable, "-m", "bench.bench_replay", "scale"]
 COMMAND = "python -m bench.bench_replay scale prefix"
 SCALE_SAMPLED_COMMAND = (
-    "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --policy s3fifo --approx --json"
+    "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --policy {policy} --approx --json"
 )
 TWIN_LINES = 5_000  # the json path's baseline reads this many lines of the scale file (~2 s)
 

@@ -23,9 +23,15 @@ from dashboard.engine.stack_distance import max_request_blocks, new_marks, reque
 # NOTE: nogil: a sampled curve's exact LRU control runs beside its replays (mrc_sampled.py)
 @njit(cache=True, nogil=True)
 def stack_distance_histograms(
-    offsets: np.ndarray, block_ids: np.ndarray, input_tokens: np.ndarray, block_tokens: int, num_blocks: int
+    offsets: np.ndarray,
+    block_ids: np.ndarray,
+    input_tokens: np.ndarray,
+    block_tokens: int,
+    num_blocks: int,
+    counted: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per running-max stack distance d (1..num_blocks): blocks and tokens that hit iff C ≥ d."""
+    """Per running-max stack distance d (1..num_blocks): blocks and tokens of the counted requests
+    that hit iff C ≥ d (every request still touches the cache)."""
     bits, tree = new_marks(block_ids.shape[0])
     last_time = np.full(num_blocks, -1, np.int64)
     block_hist = np.zeros(num_blocks + 1, np.int64)
@@ -35,7 +41,7 @@ def stack_distance_histograms(
     for r in range(offsets.shape[0] - 1):
         lo, hi = offsets[r], offsets[r + 1]
         blocks = block_ids[lo:hi]
-        seen = request_distances(blocks, last_time, bits, tree, num_marked, running)
+        seen = request_distances(blocks, last_time, bits, tree, num_marked, running) if counted[r] else 0
         for k in range(seen):
             block_hist[running[k]] += 1
             token_hist[running[k]] += min((k + 1) * block_tokens, input_tokens[r]) - min(
@@ -56,19 +62,27 @@ def default_capacities(num_blocks: int, num_points: int = 50) -> np.ndarray:
     return np.unique(np.concatenate([grid, reference[reference > 0]]))
 
 
-def lru_mrc(trace: Trace, capacities: np.ndarray | None = None, num_points: int = 50) -> MissRatioCurve:
-    """Block and token hit ratio of one LRU cache at every capacity, exactly, in one pass."""
+def lru_mrc(
+    trace: Trace,
+    capacities: np.ndarray | None = None,
+    num_points: int = 50,
+    counted: np.ndarray | None = None,
+) -> MissRatioCurve:
+    """Block and token hit ratio of one LRU cache at every capacity, exactly, in one pass; over the
+    counted requests only when counted (a bool per request) is given, every request still replayed."""
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
+    if counted is None:
+        counted = np.ones(trace.num_requests, np.bool_)
     block_hist, token_hist = stack_distance_histograms(
-        trace.offsets, trace.block_ids, trace.input_tokens, trace.block_tokens, trace.num_blocks
+        trace.offsets, trace.block_ids, trace.input_tokens, trace.block_tokens, trace.num_blocks, counted
     )
     index = np.minimum(caps, trace.num_blocks).astype(np.int64)
     block_hits = np.cumsum(block_hist)[index]
     token_hits = np.cumsum(token_hist)[index]
-    num_accesses = max(trace.num_block_accesses, 1)
-    num_tokens = max(int(trace.input_tokens.sum()), 1)
+    num_accesses = max(int(np.diff(trace.offsets)[counted].sum()), 1)
+    num_tokens = max(int(trace.input_tokens[counted].sum()), 1)
     return MissRatioCurve(
         capacity_blocks=caps.astype(np.int64),
         block_hit_ratio=block_hits / num_accesses,

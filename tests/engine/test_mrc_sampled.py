@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from dashboard.core.config import SAMPLE_DATA_DIR
+from dashboard.core.types import Trace
+from dashboard.engine import mrc_windows
 from dashboard.engine.mrc import REFERENCE_FRACTIONS, default_capacities, lru_mrc, policy_mrc
 from dashboard.engine.mrc_sampled import (
     DEFAULT_RATE,
@@ -15,7 +17,7 @@ from dashboard.engine.mrc_sampled import (
     sampled_policy_mrc,
     sampling_units,
 )
-from dashboard.engine.mrc_windows import NUM_WINDOWS, WINDOW_SHARE, window_requests
+from dashboard.engine.mrc_windows import NUM_WINDOWS, window_requests, window_share
 from dashboard.engine.policies import policy_info, policy_names
 from dashboard.engine.readers import read_trace
 from dashboard.engine.readers.canonical import build_trace
@@ -124,8 +126,8 @@ def test_a_policy_that_never_settles_is_not_replayed_over_windows(policy):
     assert not policy_info(policy).settles and policy_info("s3fifo").settles
 
 
-def test_windows_are_evenly_spaced_share_of_the_trace_each_after_its_warm_up():
-    trace = build_trace(
+def ten_block_requests() -> Trace:
+    return build_trace(
         arrival_s=np.arange(1000.0),
         block_counts=np.full(1000, 10),
         raw_block_ids=np.arange(10_000) % 777,
@@ -134,14 +136,27 @@ def test_windows_are_evenly_spaced_share_of_the_trace_each_after_its_warm_up():
         block_tokens=16,
         source="ten-block requests",
     )
-    requests, counted = window_requests(trace, warm=35.0)
+
+
+def test_windows_are_evenly_spaced_share_of_the_trace_each_after_its_warm_up():
+    requests, counted = window_requests(ten_block_requests(), warm=35.0)
     # five windows of 200 accesses (20 requests) each, centred on 1,000, 3,000 … 9,000 accesses,
     # each after 35 accesses of warm-up: from the request holding access 865 (86) up to the one
     # before access 1,100
-    assert NUM_WINDOWS == 5 and WINDOW_SHARE == 0.1
+    assert NUM_WINDOWS == 5 and window_share(10_000) == 0.1
     assert requests[:24].tolist() == list(range(86, 110)) and requests.size == 5 * 24
     assert counted[:25].tolist() == [False] * 4 + [True] * 20 + [False]
     assert int(counted.sum()) == 100 and requests[-24:].tolist() == list(range(886, 910))
+
+
+def test_windows_count_a_fixed_number_of_accesses_once_the_trace_is_long(monkeypatch):
+    """The windows' error follows how many requests they count: a long trace's windows count
+    WINDOW_ACCESSES (5% of the 100M-access scale trace), a short one's at most 10% of it."""
+    assert window_share(100_000_000) == 0.05 and window_share(10_000_000) == 0.1
+    monkeypatch.setattr(mrc_windows, "WINDOW_ACCESSES", 500)
+    requests, counted = window_requests(ten_block_requests(), warm=0.0)
+    # five windows of 100 accesses (10 requests), centred on 1,000, 3,000 … 9,000 accesses
+    assert requests[:10].tolist() == list(range(95, 105)) and counted.all() and requests.size == 50
 
 
 def test_a_sampled_request_keeps_its_whole_chain_and_every_request_sharing_it(conversation):
