@@ -12,10 +12,9 @@ to fill with misses) is replayed but not counted. The same windows through LRU a
 variate, as for the miniatures.
 
 A capacity is replayed this way when the trunk fills over WINDOW_TRUNK_SHARE of its miniature,
-the policy settles (its choices depend only on a bounded recent past: not LFU's counts, which
-grow for as long as a block stays, nor the learned policy's predictor, fitted on everything
-before), and the windows with their warm-ups cost at most WINDOW_BUDGET of a replay of the trace.
-docs/whatif.md has what it gains.
+the policy settles (its choices depend only on a bounded recent past: not the learned policy's
+predictor, fitted on everything before; PolicyInfo.settles), and the windows with their warm-ups
+cost at most WINDOW_BUDGET of a replay of the trace. docs/whatif.md has what it gains.
 """
 
 from __future__ import annotations

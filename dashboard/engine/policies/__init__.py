@@ -21,8 +21,10 @@ class PolicyInfo:
     reads_block_keys: bool = False  # reads BlockInfo's score / next_use, refreshed per access only then
     keeps_block_keys: bool = False  # keeps CacheState.k1 / k2 per block; allocated only then (state.py)
     # Decides from a bounded recent past, so a replay warmed up on a stretch of a trace behaves as the
-    # whole trace's there (mrc_windows.py): not LFU's counts, which grow for as long as a block stays,
-    # nor the learned policy's predictor, fitted on everything before.
+    # whole trace's there (mrc_windows.py): not the learned policy, whose predictor is fitted on
+    # everything before. LFU's counts restart when a block enters the cache, and near the trunk
+    # (where the windows apply) its small cache holds the trunk and blocks that churn within a few
+    # fills: the windows took its worst error on the embedded sample from 0.125 to 0.073.
     settles: bool = True
 
 
@@ -32,9 +34,7 @@ def _registry() -> dict[str, PolicyInfo]:
     rows = [
         PolicyInfo(lru.NAME, lru.POLICY_ID, lru.DESCRIPTION),
         PolicyInfo(fifo.NAME, fifo.POLICY_ID, fifo.DESCRIPTION),
-        PolicyInfo(
-            lfu.NAME, lfu.POLICY_ID, lfu.DESCRIPTION, uses_heap=True, keeps_block_keys=True, settles=False
-        ),
+        PolicyInfo(lfu.NAME, lfu.POLICY_ID, lfu.DESCRIPTION, uses_heap=True, keeps_block_keys=True),
         PolicyInfo(s3fifo.NAME, s3fifo.POLICY_ID, s3fifo.DESCRIPTION, keeps_block_keys=True),  # k2: frequency
         PolicyInfo(arc.NAME, arc.POLICY_ID, arc.DESCRIPTION),
         PolicyInfo(
