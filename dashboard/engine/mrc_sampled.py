@@ -15,8 +15,8 @@ Where the trunk would fill over two thirds of the miniature cache (capacities a 
 trunk), its queues and counts stop behaving as the full cache's (S3-FIFO's main queue cannot hold
 the trunk), so those capacities are sampled at twice, four times ... the rate, and replayed exactly
 from half the trace on, as is a cache no larger than the trunk (capacity_rates). Where the trunk
-fills over a third of it and the policy settles, a capacity is replayed whole over windows of
-time instead, when they cost at most half a replay (mrc_windows.py).
+fills over a third of it, a capacity is replayed whole over windows of time instead, when they
+cost at most half a replay (mrc_windows.py).
 
 The sampled curve is then corrected with the exact LRU curve as a control variate: the estimate
 at C is P_sample(C') − LRU_sample(C') + LRU_exact(C). Sampling noise that moves both policies
@@ -148,7 +148,7 @@ def sampled_policy_mrc(
     rates = capacity_rates(caps, num_trunk, rate)
     # NOTE: capacities the windows may suit wait for the exact LRU curve, which sizes their warm-ups
     miniature = np.where(rates < 1.0, num_trunk + rate * np.maximum(caps - num_trunk, 0), 0.0)
-    maybe = window_candidates(trace, policy, miniature, num_trunk)
+    maybe = window_candidates(trace, miniature, num_trunk)
     # NOTE: the exact LRU control runs beside the miniature replays (its one pass releases the GIL):
     # it was a fifth of the sampled curve's time, after them
     with ThreadPoolExecutor(1, thread_name_prefix="kvscope-control") as pool:

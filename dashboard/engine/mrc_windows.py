@@ -11,10 +11,11 @@ each, a warm-up of WARMUP_FILLS × C / (LRU's miss ratio at C) accesses (the tim
 to fill with misses) is replayed but not counted. The same windows through LRU are the control
 variate, as for the miniatures.
 
-A capacity is replayed this way when the trunk fills over WINDOW_TRUNK_SHARE of its miniature,
-the policy settles (its choices depend only on a bounded recent past: not the learned policy's
-predictor, fitted on everything before; PolicyInfo.settles), and the windows with their warm-ups
-cost at most WINDOW_BUDGET of a replay of the trace. docs/whatif.md has what it gains.
+A capacity is replayed this way when the trunk fills over WINDOW_TRUNK_SHARE of its miniature and
+the windows with their warm-ups cost at most WINDOW_BUDGET of a replay of the trace, whatever the
+policy: LFU's counts and the learned policy's predictor carry more of the past than a warm-up
+replays, but near the trunk the windows still beat the miniatures (docs/whatif.md has what each
+gains).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import numpy as np
 
 from dashboard.core.types import MissRatioCurve, Trace
 from dashboard.engine.mrc import lru_mrc, replay_each
-from dashboard.engine.policies import policy_info
 from dashboard.engine.sub_traces import sub_trace
 
 NUM_WINDOWS = 5
@@ -52,14 +52,11 @@ def warmups(capacities: np.ndarray, lru_hit_ratio: np.ndarray) -> np.ndarray:
     return WARMUP_FILLS * np.asarray(capacities, np.float64) / miss
 
 
-def window_candidates(trace: Trace, policy: str, miniatures: np.ndarray, num_trunk: int) -> np.ndarray:
+def window_candidates(trace: Trace, miniatures: np.ndarray, num_trunk: int) -> np.ndarray:
     """Which capacities the windows suit: the trunk fills over WINDOW_TRUNK_SHARE of the miniature
     cache (miniatures: each capacity's miniature size at the sampling rate, 0 where it is replayed
-    whole anyway), the policy settles and the trace has requests enough for the windows."""
-    if (
-        not policy_info(policy).settles
-        or trace.num_requests * window_share(trace.num_block_accesses) < NUM_WINDOWS * MIN_WINDOW_REQUESTS
-    ):
+    whole anyway) and the trace has requests enough for the windows."""
+    if trace.num_requests * window_share(trace.num_block_accesses) < NUM_WINDOWS * MIN_WINDOW_REQUESTS:
         return np.zeros(len(miniatures), np.bool_)
     return (miniatures > 0) & (num_trunk > WINDOW_TRUNK_SHARE * miniatures)
 

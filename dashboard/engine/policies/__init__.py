@@ -20,12 +20,6 @@ class PolicyInfo:
     uses_heap: bool = False
     reads_block_keys: bool = False  # reads BlockInfo's score / next_use, refreshed per access only then
     keeps_block_keys: bool = False  # keeps CacheState.k1 / k2 per block; allocated only then (state.py)
-    # Decides from a bounded recent past, so a replay warmed up on a stretch of a trace behaves as the
-    # whole trace's there (mrc_windows.py): not the learned policy, whose predictor is fitted on
-    # everything before. LFU's counts restart when a block enters the cache, and near the trunk
-    # (where the windows apply) its small cache holds the trunk and blocks that churn within a few
-    # fills: the windows took its worst error on the embedded sample from 0.125 to 0.073.
-    settles: bool = True
 
 
 def _registry() -> dict[str, PolicyInfo]:
@@ -53,7 +47,6 @@ def _registry() -> dict[str, PolicyInfo]:
             uses_heap=True,
             reads_block_keys=True,
             keeps_block_keys=True,
-            settles=False,
         ),
     ]
     return {row.name: row for row in rows}
