@@ -77,7 +77,7 @@ def sampling_units(trace: Trace, trunk_share: float = TRUNK_SHARE) -> tuple[np.n
     return _units(trace.offsets, trace.block_ids, trace.num_blocks, trunk_share * trace.num_block_accesses)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # NOTE: nogil: the exact LRU control runs beside it
 def _units(offsets: np.ndarray, block_ids: np.ndarray, num_blocks: int, trunk_weight: float) -> tuple:
     """sampling_units in two passes (numpy's repeat-and-bincount took 3 ms on the conversation trace).
 
@@ -136,23 +136,24 @@ def sampled_policy_mrc(
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
-    keys, is_trunk = sampling_units(trace)
-    hashes = unit_hash(keys, seed)
-    requests = np.flatnonzero(hashes < rate)
     if policy == "lru" or rate >= 1.0 or trace.num_requests == 0:
         exact = policy_mrc(trace, policy, caps, num_points)  # LRU's one pass, or every request kept anyway
         return SampledCurve(exact, policy, 1.0, seed, trace.num_requests, 0, 0.0)
-    if requests.size == 0:
-        raise ValueError(f"sampling rate {rate} keeps no request of this trace; raise the rate")
-    num_trunk = int(is_trunk.sum())
-    rates = capacity_rates(caps, num_trunk, rate)
-    # NOTE: capacities the windows may suit wait for the exact LRU curve, which sizes their warm-ups
-    miniature = np.where(rates < 1.0, num_trunk + rate * np.maximum(caps - num_trunk, 0), 0.0)
-    maybe = window_candidates(trace, miniature, num_trunk)
-    # NOTE: the exact LRU control runs beside the miniature replays (its one pass releases the GIL):
-    # it was a fifth of the sampled curve's time, after them
+    # NOTE: the exact LRU control runs beside the sampling and the miniature replays (its one pass
+    # releases the GIL): it was a fifth of the sampled curve's time after them, and beside the
+    # sampling units' pass it fills the core that pass leaves idle
     with ThreadPoolExecutor(1, thread_name_prefix="kvscope-control") as pool:
         control = pool.submit(lru_mrc, trace, np.append(caps, trace.num_blocks))
+        keys, is_trunk = sampling_units(trace)
+        hashes = unit_hash(keys, seed)
+        requests = np.flatnonzero(hashes < rate)
+        if requests.size == 0:
+            raise ValueError(f"sampling rate {rate} keeps no request of this trace; raise the rate")
+        num_trunk = int(is_trunk.sum())
+        rates = capacity_rates(caps, num_trunk, rate)
+        # NOTE: capacities the windows may suit wait for the exact LRU curve, which sizes their warm-ups
+        miniature = np.where(rates < 1.0, num_trunk + rate * np.maximum(caps - num_trunk, 0), 0.0)
+        maybe = window_candidates(trace, miniature, num_trunk)
         samples: dict[float, dict] = {}  # NOTE: each rate's sub-trace, built once for both calls
         parts = _miniatures(trace, policy, caps, rates, ~maybe, hashes, is_trunk, samples)
         exact_lru = control.result()
