@@ -73,8 +73,11 @@ def lru_mrc(
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
-    if counted is None:
-        counted = np.ones(trace.num_requests, np.bool_)
+    counted = np.ones(trace.num_requests, np.bool_) if counted is None else np.asarray(counted, np.bool_)
+    if counted.shape != (trace.num_requests,):  # NOTE: the kernel reads it unchecked, one per request
+        raise ValueError(
+            f"counted needs one flag per request ({trace.num_requests}), got shape {counted.shape}"
+        )
     block_hist, token_hist = stack_distance_histograms(
         trace.offsets, trace.block_ids, trace.input_tokens, trace.block_tokens, trace.num_blocks, counted
     )

@@ -31,6 +31,22 @@ def test_curve_equals_single_cache_lru_replays_at_every_point(conversation):
         assert token_ratio == pytest.approx(cached.sum() / conversation.input_tokens.sum(), abs=1e-12)
 
 
+def test_a_curve_over_some_requests_equals_replays_counted_there(conversation):
+    # Every request touches the cache; only every third one counts (the windows' warm-ups, mrc_windows.py).
+    counted = np.arange(conversation.num_requests) % 3 == 0
+    curve = lru_mrc(conversation, CAPACITIES, counted=counted)
+    prompt = conversation.input_tokens[counted]
+    for capacity, ratio, token_ratio in zip(
+        CAPACITIES, curve.block_hit_ratio, curve.token_hit_ratio, strict=True
+    ):
+        hits = replay_single_cache(conversation, int(capacity), "lru")[counted].astype(np.int64)
+        assert ratio == hits.sum() / np.diff(conversation.offsets)[counted].sum()
+        assert token_ratio == np.minimum(hits * conversation.block_tokens, prompt).sum() / prompt.sum()
+    assert lru_mrc(conversation, CAPACITIES).block_hit_ratio[3] != curve.block_hit_ratio[3]
+    with pytest.raises(ValueError, match="one flag per request"):
+        lru_mrc(conversation, CAPACITIES, counted=counted[1:])
+
+
 def test_curve_equals_one_pod_cluster_replays(conversation):
     caps = np.array([1_827, 18_279])
     curve = lru_mrc(conversation, caps)
