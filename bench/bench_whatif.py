@@ -1,7 +1,7 @@
 """What-if page benchmark (issue 12, item 9): four scenarios on the Mooncake conversation trace, cold and revisited.
 
 Measured through the page's own cached path (ui/whatif_cached.comparison: trace read, LRU curve,
-the sampled curve of each other policy, and per scenario the cluster replay plus its pooled twin,
+the curve of each other policy, and per scenario the cluster replay plus its pooled twin,
 each in st.cache_*), outside a Streamlit server (the caches then live in memory, as they do in one). "First time" runs in a
 fresh interpreter after its imports, so numba loads its compiled kernels inside the timing;
 "revisited" repeats the same call in a warm process. Baseline: the same comparison through the
@@ -67,7 +67,7 @@ def run() -> list[Result]:
     note = (
         f"{trace.num_requests:,} requests; the page's default four scenarios (8 pods, HBM {scenarios[0].hbm_blocks:,} "
         "blocks/pod; round_robin, prefix, precise_prefix + CPU tier, precise_prefix + s3fifo + CPU tier), each "
-        "replayed as a cluster and as one pooled cache, plus the exact LRU curve and the sampled s3fifo curve; first visit = trace read + all "
+        "replayed as a cluster and as one pooled cache, plus the exact LRU and s3fifo curves; first visit = trace read + all "
         "of that in a fresh process (median of 3), revisit = the cached call again (median of 7)"
     )
     return [

@@ -30,9 +30,9 @@ def policy_panel(path: str, trace_key: str, result: Plan, req: planner.PlanReque
         "Exact curves",
         key="planner_exact_curves",
         bind="query-params",
-        help=f"off: on a trace of more than {policy_curves.EXACT_UP_TO_ACCESSES:,} block accesses each "
-        "policy's curve is a sampled approximation, labelled with its measured error (the table is exact "
-        "either way); on: one replay of the whole trace per capacity (slower)",
+        help=f"off: on a trace of more than {policy_curves.exact_limits()} each policy's curve is a "
+        "sampled approximation, labelled with its measured error (the table is exact either way); on: "
+        "one replay of the whole trace per capacity (slower)",
     )
     if chosen:
         with st.spinner(f"Replaying the curves of {', '.join(chosen)} …"):

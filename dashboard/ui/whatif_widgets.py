@@ -12,7 +12,7 @@ import streamlit as st
 from dashboard.core import profiles
 from dashboard.core.scenarios import MAX_SCENARIOS, Scenario
 from dashboard.services import whatif
-from dashboard.services.policy_curves import EXACT_UP_TO_ACCESSES
+from dashboard.services.policy_curves import exact_limits
 from dashboard.ui import cached
 from dashboard.ui.trace_cached import trace_list
 
@@ -164,9 +164,9 @@ def exact_curves_toggle() -> bool:
         "Exact curves for other policies",
         key="whatif_exact_curves",
         bind=BIND,
-        help=f"off: on a trace of more than {EXACT_UP_TO_ACCESSES:,} block accesses, each other policy's "
-        "miss-ratio curve is a sampled approximation, labelled with its measured error (seconds become "
-        "tenths); on: one replay of the whole trace per capacity (docs/whatif.md)",
+        help=f"off: on a trace of more than {exact_limits()}, each other policy's miss-ratio curve is a "
+        "sampled approximation, labelled with its measured error (seconds become tenths); on: one replay "
+        "of the whole trace per capacity (docs/whatif.md)",
     )
 
 
