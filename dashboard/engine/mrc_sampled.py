@@ -154,7 +154,7 @@ def sampled_policy_mrc(
         # NOTE: capacities the windows may suit wait for the exact LRU curve, which sizes their warm-ups
         miniature = np.where(rates < 1.0, num_trunk + rate * np.maximum(caps - num_trunk, 0), 0.0)
         maybe = window_candidates(trace, miniature, num_trunk)
-        samples: dict[float, dict] = {}  # NOTE: each rate's sub-trace, built once for both calls
+        samples: dict[float, tuple] = {}  # NOTE: each rate's sub-trace, built once for both calls
         parts = _miniatures(trace, policy, caps, rates, ~maybe, hashes, is_trunk, samples)
         exact_lru = control.result()
     warm = warmups(caps, exact_lru.block_hit_ratio[:-1])
@@ -177,10 +177,11 @@ def _miniatures(
     curves); samples keeps each rate's sub-trace and kept blocks for a later call."""
     parts = []
     for r in np.unique(rates[where]):
+        kept_units = hashes < r
+        if r not in samples and not kept_units.all():
+            samples[r] = sub_trace_and_blocks(trace, np.flatnonzero(kept_units))
         at = where & (rates == r)
-        parts.append(
-            (at, _miniature(trace, policy, caps[at], hashes < r, is_trunk, samples.setdefault(r, {})))
-        )
+        parts.append((at, _miniature(trace, policy, caps[at], samples.get(r), is_trunk)))
     return parts
 
 
@@ -198,16 +199,14 @@ def capacity_rates(capacities: np.ndarray, num_trunk: int, rate: float) -> np.nd
 
 
 def _miniature(
-    trace: Trace, policy: str, caps: np.ndarray, kept_units: np.ndarray, is_trunk: np.ndarray, sample: dict
+    trace: Trace, policy: str, caps: np.ndarray, sample: tuple | None, is_trunk: np.ndarray
 ) -> tuple[MissRatioCurve, MissRatioCurve | None]:
-    """(the policy's curve, the LRU control's) of the requests of kept_units through caches scaled to
-    their share, at each of caps; every request kept is the exact replay, which needs no control.
-    sample holds the sub-trace of kept_units once built ("sub", "kept")."""
-    if kept_units.all():
+    """(the policy's curve, the LRU control's) of sample (the sub-trace of the kept units and its
+    blocks' ids) through caches scaled to its share, at each of caps; no sample (every request
+    kept) is the exact replay, which needs no control."""
+    if sample is None:
         return curve_from_hits(trace, caps, replay_each(trace, caps, policy)), None
-    if not sample:
-        sample["sub"], sample["kept"] = sub_trace_and_blocks(trace, np.flatnonzero(kept_units))
-    sub, kept = sample["sub"], sample["kept"]
+    sub, kept = sample
     num_trunk = int(is_trunk[kept].sum())
     share = (kept.size - num_trunk) / max(int((~is_trunk).sum()), 1)
     scaled = scaled_capacities(caps, num_trunk, share, sub.num_blocks)
