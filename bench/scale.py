@@ -43,6 +43,7 @@ COMMAND = "python -m bench.bench_replay scale prefix"
 SCALE_SAMPLED_COMMAND = (
     "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --policy {policy} --approx --json"
 )
+SCALE_FIFO_COMMAND = "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --policy fifo --json"
 TWIN_LINES = 5_000  # the json path's baseline reads this many lines of the scale file (~2 s)
 
 

@@ -16,6 +16,7 @@ from numba import njit
 
 from dashboard.core.config import usable_cores
 from dashboard.core.types import MissRatioCurve, Trace
+from dashboard.engine.mrc_fifo import fifo_hits, fits
 from dashboard.engine.replay import replay_single_cache
 from dashboard.engine.stack_distance import max_request_blocks, new_marks, request_distances, touch_request
 
@@ -114,14 +115,28 @@ def policy_mrc(
     num_points: int = 50,
     num_threads: int | None = None,
 ) -> MissRatioCurve:
-    """Hit-ratio curve of any policy: exact one pass for LRU, else one single-cache replay per capacity
-    (on num_threads threads, default one per usable core: replay_each)."""
+    """Hit-ratio curve of any policy, exactly: LRU's one pass, FIFO's passes over chunks of capacities
+    (mrc_fifo.py), else one single-cache replay per capacity (on num_threads threads, default one per
+    usable core: replay_each)."""
     if policy == "lru":
         return lru_mrc(trace, capacities, num_points)
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
+    if policy == "fifo" and fits(trace):
+        block_hits, token_hits = fifo_hits(trace, caps, num_threads)
+        return MissRatioCurve(
+            capacity_blocks=caps.astype(np.int64),
+            block_hit_ratio=block_hits / max(trace.num_block_accesses, 1),
+            token_hit_ratio=token_hits / max(int(trace.input_tokens.sum()), 1),
+        )
     return curve_from_hits(trace, caps, replay_each(trace, caps, policy, num_threads))
+
+
+def in_passes(policy: str) -> bool:
+    """Whether policy's exact curve comes from passes serving every capacity at once (LRU, FIFO), not
+    from a replay per capacity: then a sampled curve would be no faster, only less exact."""
+    return policy in ("lru", "fifo")
 
 
 def replay_each(

@@ -1,6 +1,7 @@
 """One cache's hit ratio versus its capacity for any eviction policy, as the pages draw it.
 
-LRU's curve is exact in one pass. Another policy's exact curve takes one replay per capacity, so
+LRU's curve is exact in one pass and FIFO's in passes serving every capacity at once (mrc_fifo.py).
+Another policy's exact curve takes one replay per capacity, so
 on a trace of more than exact_up_to(policy) block accesses the pages draw a miniature simulation
 of a sampled share of the trace instead (engine/mrc_sampled.py, docs/whatif.md), labelled as
 approximate with the worst error measured at its rate. Smaller traces get the exact sweep: it is
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
-from dashboard.engine.mrc import curve_from_hits
+from dashboard.engine.mrc import curve_from_hits, in_passes
 from dashboard.engine.mrc_sampled import sampled_policy_mrc
 from dashboard.engine.policies import POLICIES, policy_info
 from dashboard.engine.replay import replay_single_cache
@@ -45,10 +46,19 @@ def exact_up_to(policy: str) -> int:
 
 
 def exact_limits() -> str:
-    """exact_up_to in words, for the pages' help: '500,000 block accesses (200,000 for lfu, …)'."""
+    """exact_up_to in words, for the pages' help: '500,000 block accesses (200,000 for lfu, …; fifo's
+    curve is always exact)'."""
     heavy = [name for name in other_policies() if policy_info(name).uses_heap]
-    names = ", ".join(heavy[:-1]) + " and " + heavy[-1] if len(heavy) > 1 else "".join(heavy)
-    return f"{EXACT_UP_TO_ACCESSES:,} block accesses ({HEAP_EXACT_UP_TO_ACCESSES:,} for {names})"
+    always = [name for name in other_policies() if in_passes(name)]
+    return (
+        f"{EXACT_UP_TO_ACCESSES:,} block accesses ({HEAP_EXACT_UP_TO_ACCESSES:,} for {_listed(heavy)}; "
+        f"{_listed(always)}'s curve is always exact)"
+    )
+
+
+def _listed(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def reference_note() -> str:
@@ -61,10 +71,10 @@ def reference_note() -> str:
 
 
 def approximate_curve(trace: Trace, policy: str, capacities: np.ndarray, exact: bool = False) -> SampledCurve:
-    """policy's curve at capacities: exact for LRU, small traces and when asked, else sampled at the
-    default rate (exact too when that sample holds no request of the trace)."""
+    """policy's curve at capacities: exact for LRU and FIFO (in_passes), small traces and when asked, else
+    sampled at the default rate (exact too when that sample holds no request of the trace)."""
     policy_info(policy)  # NOTE: an unknown policy raises here, not as an empty sample below
-    if exact or policy == "lru" or trace.num_block_accesses <= exact_up_to(policy):
+    if exact or in_passes(policy) or trace.num_block_accesses <= exact_up_to(policy):
         return sampled_policy_mrc(trace, policy, capacities, rate=EXACT)
     try:
         return sampled_policy_mrc(trace, policy, capacities)

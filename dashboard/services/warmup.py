@@ -101,7 +101,7 @@ def _planner(trace: Trace) -> None:
 def steps() -> list[tuple[str, Callable[[], None]]]:
     """(what is compiled, how) in the order `kvscope warmup` runs them."""
     # NOTE: imported here, not at the top, so `is_warm()` answers without loading numba (make run calls it).
-    from dashboard.engine.mrc import lru_mrc
+    from dashboard.engine.mrc import lru_mrc, policy_mrc
     from dashboard.engine.mrc_sampled import sampling_units
     from dashboard.engine.policies import policy_names
     from dashboard.engine.policies.learned import LearnedOptions
@@ -123,7 +123,12 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
         ("learned policy's scores and block rules", lambda: learned_inputs(trace, LearnedOptions())),
         (
             "miss-ratio curves",
-            lambda: (lru_mrc(trace), sampling_units(trace), sub_trace(trace, np.arange(2))),
+            lambda: (
+                lru_mrc(trace),
+                policy_mrc(trace, "fifo"),
+                sampling_units(trace),
+                sub_trace(trace, np.arange(2)),
+            ),
         ),
         ("capacity planner", lambda: _planner(trace)),
         ("trace statistics", lambda: trace_stats(trace)),

@@ -53,3 +53,24 @@ def chained_traces(draw: st.DrawFn, max_requests: int = 25, max_len: int = 8) ->
         )
     )
     return trace_from_paths(paths, gaps)
+
+
+BELADY = [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5]  # FIFO: 3 frames hit 3 times, 4 frames only twice
+
+
+def belady_trace(chain_blocks: int = 16, num_cold: int = 60):
+    """Belady's string with each page a chain of chain_blocks blocks, then num_cold one-block requests.
+
+    The cold tail widens the search range, so the bisection's first midpoint lands in the FIFO dip.
+    """
+    requests = [[page * 100 + k for k in range(chain_blocks)] for page in BELADY]
+    requests += [[10_000 + i] for i in range(num_cold)]
+    return build_trace(
+        arrival_s=np.arange(len(requests), dtype=float),
+        block_counts=np.array([len(r) for r in requests]),
+        raw_block_ids=np.array([b for r in requests for b in r]),
+        input_tokens=np.array([4 * len(r) for r in requests]),
+        output_tokens=np.zeros(len(requests)),
+        block_tokens=4,
+        source="belady",
+    )

@@ -2,33 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from dashboard.engine.capacity import smallest_capacity, space_reduction_vs_lru
 from dashboard.engine.capacity_search import scan_smallest_capacity
-from dashboard.engine.readers.canonical import build_trace
 from dashboard.engine.replay import block_hit_ratio, replay_single_cache
-
-BELADY = [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5]  # FIFO: 3 frames hit 3 times, 4 frames only twice
-
-
-def belady_trace(chain_blocks: int = 16, num_cold: int = 60):
-    """Belady's string with each page a chain of chain_blocks blocks, then num_cold one-block requests.
-
-    The cold tail widens the search range, so the bisection's first midpoint lands in the FIFO dip.
-    """
-    requests = [[page * 100 + k for k in range(chain_blocks)] for page in BELADY]
-    requests += [[10_000 + i] for i in range(num_cold)]
-    return build_trace(
-        arrival_s=np.arange(len(requests), dtype=float),
-        block_counts=np.array([len(r) for r in requests]),
-        raw_block_ids=np.array([b for r in requests for b in r]),
-        input_tokens=np.array([4 * len(r) for r in requests]),
-        output_tokens=np.zeros(len(requests)),
-        block_tokens=4,
-        source="belady",
-    )
+from tests.engine.gen import belady_trace
 
 
 def test_fifo_hit_ratio_falls_as_capacity_grows_on_the_belady_trace():

@@ -8,11 +8,13 @@ import dataclasses
 import numpy as np
 import pytest
 
+from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.core.types import Trace
-from dashboard.engine.mrc import lru_mrc, policy_mrc
+from dashboard.engine.mrc import curve_from_hits, lru_mrc, policy_mrc
 from dashboard.engine.mrc_sampled import DEFAULT_RATE, sample_requests
 from dashboard.engine.readers import read_trace
 from dashboard.engine.readers.canonical import build_trace
+from dashboard.engine.replay import replay_single_cache
 from dashboard.services import compare, whatif
 from dashboard.services.policy_curves import (
     EXACT_UP_TO_ACCESSES,
@@ -72,7 +74,22 @@ def test_a_policy_without_heaps_gets_its_exact_curve_on_a_larger_trace(conversat
         )
     assert [exact_up_to(p) for p in ("lfu", "oracle", "learned")] == [HEAP_EXACT_UP_TO_ACCESSES] * 3
     assert not approximate_curve(conversation, "lfu", caps).is_exact
-    assert exact_limits() == "500,000 block accesses (200,000 for lfu, oracle and learned)"
+    assert exact_limits() == (
+        "500,000 block accesses (200,000 for lfu, oracle and learned; fifo's curve is always exact)"
+    )
+
+
+def test_fifo_gets_its_exact_curve_on_a_trace_past_every_limit():
+    # FIFO's exact curve takes passes over the trace, not a replay per capacity (engine/mrc_fifo.py)
+    sample = read_trace(SAMPLE_DATA_DIR / "requests.parquet")
+    assert sample.num_block_accesses > EXACT_UP_TO_ACCESSES
+    caps = capacities(sample, 6)
+    curve = approximate_curve(sample, "fifo", caps)
+    assert curve.is_exact and not approximate_curve(sample, "s3fifo", caps).is_exact
+    hits = [replay_single_cache(sample, int(c), "fifo") for c in caps]
+    np.testing.assert_array_equal(
+        curve.curve.block_hit_ratio, curve_from_hits(sample, caps, hits).block_hit_ratio
+    )
 
 
 @pytest.mark.parametrize("policy", ["lfu", "oracle"])
