@@ -6,22 +6,31 @@ import numpy as np
 import pytest
 
 from dashboard.core.config import SAMPLE_DATA_DIR
-from dashboard.core.types import Trace
+from dashboard.core.types import MissRatioCurve, Trace
 from dashboard.engine import mrc_windows
 from dashboard.engine.mrc import REFERENCE_FRACTIONS, default_capacities, in_passes, lru_mrc, policy_mrc
 from dashboard.engine.mrc_sampled import (
     DEFAULT_RATE,
     MEASURED_MAX_ABS_ERROR,
     capacity_rates,
+    corrected,
     sample_requests,
     sampled_policy_mrc,
     sampling_units,
 )
-from dashboard.engine.mrc_windows import NUM_WINDOWS, window_requests, window_share
-from dashboard.engine.policies import policy_names
+from dashboard.engine.mrc_windows import (
+    NUM_WINDOWS,
+    warmups,
+    window_curves,
+    window_requests,
+    window_share,
+    window_trunk_share,
+)
+from dashboard.engine.policies import policy_info, policy_names
 from dashboard.engine.readers import read_trace
 from dashboard.engine.readers.canonical import build_trace
 from dashboard.engine.readers.mooncake import read_mooncake
+from dashboard.engine.replay import replay_single_cache
 from dashboard.engine.sub_traces import sub_trace
 
 CAPACITIES = np.array([1_827, 9_139, 18_279, 45_697, 91_395])  # 1/5/10/25/50% of the unique blocks
@@ -247,3 +256,39 @@ def test_a_rate_that_keeps_no_request_is_refused(conversation):
     with pytest.raises(ValueError, match="keeps no request of this trace; raise the rate"):
         sampled_policy_mrc(conversation, "arc", CAPACITIES, rate=1e-9)
 
+
+def test_where_a_policy_hits_all_the_windows_ceiling_hits_its_estimate_is_the_exact_ceiling():
+    caps = np.array([10, 20])
+    policy = MissRatioCurve(caps, np.array([0.5, 0.9]), np.array([0.4, 0.8]))
+    lru = MissRatioCurve(caps, np.array([0.4, 0.85]), np.array([0.3, 0.75]))
+    ceiling = MissRatioCurve(caps, np.array([0.9, 0.9]), np.array([0.8, 0.8]))
+    exact_lru = MissRatioCurve(
+        np.array([10, 20, 99]), np.array([0.38, 0.8, 0.95]), np.array([0.3, 0.7, 0.85])
+    )
+    windows = corrected(policy, lru, exact_lru, ceiling)
+    np.testing.assert_allclose(windows.block_hit_ratio, [0.48, 0.95])  # the LRU control, then the ceiling
+    np.testing.assert_allclose(windows.token_hit_ratio, [0.4, 0.85])
+    miniature = corrected(policy, lru, exact_lru)  # no ceiling given: the LRU control everywhere
+    np.testing.assert_allclose(miniature.block_hit_ratio, [0.48, 0.85])
+
+
+def test_the_windows_ceiling_is_an_unlimited_cache_over_them():
+    trace = read_trace(SAMPLE_DATA_DIR / "requests.parquet")
+    caps = np.array([4_000])
+    warm = warmups(caps, lru_mrc(trace, caps).block_hit_ratio)
+    policy, lru, ceiling = window_curves(trace, "oracle", caps, warm)
+    requests, counted = window_requests(trace, float(warm[0]))
+    windows = sub_trace(trace, requests)
+    hits = replay_single_cache(windows, windows.num_blocks, "lru")[counted]
+    assert ceiling.block_hit_ratio[0] == hits.sum() / np.diff(windows.offsets)[counted].sum()
+    assert lru.block_hit_ratio[0] < policy.block_hit_ratio[0] < ceiling.block_hit_ratio[0]
+
+
+@pytest.mark.parametrize("policy", [p for p in policy_names() if not in_passes(p)])
+def test_the_policies_on_heaps_reach_further_from_the_trunk_with_windows(policy):
+    # the sample's 284 trunk blocks fill 31% of the 920-block miniature of 13,000: over a quarter
+    # (policies on lazy heaps, which can pay for more windows), under a third (the others)
+    trace = read_trace(SAMPLE_DATA_DIR / "requests.parquet")
+    sampled = sampled_policy_mrc(trace, policy, np.array([13_000]))
+    assert window_trunk_share(policy) == (1 / 4 if policy_info(policy).uses_heap else 1 / 3)
+    assert sampled.windowed_capacities == int(policy_info(policy).uses_heap)
