@@ -6,8 +6,8 @@ blocks of its last C insertions (distinct: a block inserted again was evicted fi
 after it entered). Numbering each cache's insertions, the cache needs one number per block, its stamp
 (the number of its latest insertion): the block is resident at C iff the stamp is among the last C.
 
-FIFO has no inclusion property (a larger cache can miss where a smaller one hits, tests/engine/
-test_capacity_search.py), so each capacity keeps its own stamps: a table of blocks × capacities. But
+FIFO has no inclusion property (a larger cache can miss where a smaller one hits: Belady's anomaly,
+tests/engine/test_mrc_fifo.py), so each capacity keeps its own stamps: a table of blocks × capacities. But
 one pass over the trace updates a whole row of it per access, so the trace is read once per chunk
 of capacities (TABLE_BYTES bounds the tables held at once), not once per capacity.
 
@@ -20,6 +20,7 @@ was absent ends it).
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -28,9 +29,11 @@ from numba import njit
 from dashboard.core.config import usable_cores
 from dashboard.core.types import Trace
 
-# NOTE: the stamps tables held at once, all threads together: 1 GiB is 27 capacities of a trace with
-# 10M distinct blocks (the 100M-access scale trace); more capacities take more passes
+# NOTE: the stamps tables held at once, all threads together: 1 GiB holds 26 capacities of a trace
+# with 10M distinct blocks (the 100M-access scale trace), whose 55-point curve then takes 6 passes on
+# 2 threads, 3.5 s; 2 GiB took 2.9 s, 512 MiB 5.3 s (docs/whatif.md)
 TABLE_BYTES = 1 << 30
+STAMP_BYTES = 4  # int32
 _NEVER = -(1 << 30)  # a stamp below every cache's oldest insertion: never inserted
 # NOTE: stamps are int32: insertions (at most the accesses) and capacities must stay below this
 MAX_STAMP = (1 << 31) - 1
@@ -46,8 +49,9 @@ def fifo_hits(trace: Trace, capacities: np.ndarray, num_threads: int | None = No
     a replay of one FIFO cache of each capacity counts them (fits(trace) must hold)."""
     caps = np.minimum(np.asarray(capacities, np.int64), trace.num_blocks).astype(np.int32)
     workers = max(1, min(num_threads or usable_cores(), caps.size))
-    per_pass = max(1, TABLE_BYTES // (workers * 4 * max(trace.num_blocks, 1)))
-    num_chunks = -(-max(-(-caps.size // per_pass), workers) // workers) * workers  # a multiple of workers
+    per_table = max(1, TABLE_BYTES // (workers * STAMP_BYTES * max(trace.num_blocks, 1)))
+    # NOTE: as many chunks as the tables need, rounded up to keep every thread busy to the end
+    num_chunks = workers * math.ceil(max(math.ceil(caps.size / per_table), workers) / workers)
     chunks = [c for c in np.array_split(caps, min(num_chunks, max(caps.size, 1))) if c.size]
 
     def one(chunk: np.ndarray) -> tuple:

@@ -15,8 +15,8 @@ Where the trunk would fill over two thirds of the miniature cache (capacities a 
 trunk), its queues and counts stop behaving as the full cache's (S3-FIFO's main queue cannot hold
 the trunk), so those capacities are sampled at twice, four times ... the rate, and replayed exactly
 from half the trace on, as is a cache no larger than the trunk (capacity_rates). Where the trunk
-fills over a third of it, a capacity is replayed whole over windows of time instead, when they
-cost at most half a replay (mrc_windows.py).
+fills over a third of it (a quarter for the policies on lazy heaps), a capacity is replayed whole
+over windows of time instead, when they cost at most half a replay (mrc_windows.py).
 
 The sampled curve is then corrected with the exact LRU curve as a control variate: the estimate
 at C is P_sample(C') − LRU_sample(C') + LRU_exact(C). Sampling noise that moves both policies
@@ -25,7 +25,7 @@ block the estimate is the exact ceiling.
 
 Accuracy is measured, not promised: MEASURED_MAX_ABS_ERROR holds the worst absolute error
 against the exact sweep, per policy, at DEFAULT_RATE (docs/whatif.md has the figures and rates).
-On the bundled traces it is 0.05-0.14, not 0.01: a sampled trace keeps whole requests of tens of
+On the bundled traces it is 0.06-0.14, not 0.01: a sampled trace keeps whole requests of tens of
 blocks while its cache shrinks 20-fold, and the traces hold a few thousand sessions, so which
 were drawn moves the curve (on the conversation trace the error is noise, not bias: its mean over
 20 seeds stays within 0.011). Raising the rate helps slowly (docs/whatif.md), so the exact sweep
