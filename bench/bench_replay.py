@@ -195,7 +195,7 @@ def bench_fifo_passes(trace: Trace, where: str = "", command: str = "", repeats:
         lambda: policy_mrc(trace, "fifo", caps), lambda: replay_each(trace, caps, "fifo"), repeats
     )
     speedup = sweep_s / passes_s
-    table_mb = trace.num_blocks * caps.size * 4 / 1e6
+    table_mb = trace.num_blocks * caps.size * mrc_fifo.STAMP_BYTES / 1e6
     return Result(
         f"exact FIFO MRC in passes ({caps.size} capacities){where}",
         command or f"kvscope mrc {TRACE_REL} --policy fifo --json",
