@@ -98,14 +98,23 @@ def curve_from_hits(
     trace: Trace, capacities: np.ndarray, hits_per_capacity: list[np.ndarray]
 ) -> MissRatioCurve:
     """A MissRatioCurve from per-request prefix-hit block counts, one array per capacity."""
-    num_accesses = max(trace.num_block_accesses, 1)
-    num_tokens = max(int(trace.input_tokens.sum()), 1)
-    block = [float(np.sum(h, dtype=np.int64)) / num_accesses for h in hits_per_capacity]
+    block = [np.sum(h, dtype=np.int64) for h in hits_per_capacity]
     token = [
-        float(np.minimum(h.astype(np.int64) * trace.block_tokens, trace.input_tokens).sum()) / num_tokens
+        np.minimum(h.astype(np.int64) * trace.block_tokens, trace.input_tokens).sum()
         for h in hits_per_capacity
     ]
-    return MissRatioCurve(np.asarray(capacities, np.int64), np.array(block), np.array(token))
+    return curve_from_totals(trace, capacities, np.array(block, np.int64), np.array(token, np.int64))
+
+
+def curve_from_totals(
+    trace: Trace, capacities: np.ndarray, block_hits: np.ndarray, token_hits: np.ndarray
+) -> MissRatioCurve:
+    """A MissRatioCurve from the prefix-hit blocks and tokens summed over every request, per capacity."""
+    return MissRatioCurve(
+        capacity_blocks=np.asarray(capacities, np.int64),
+        block_hit_ratio=block_hits / max(trace.num_block_accesses, 1),
+        token_hit_ratio=token_hits / max(int(trace.input_tokens.sum()), 1),
+    )
 
 
 def policy_mrc(
@@ -124,12 +133,7 @@ def policy_mrc(
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
     if policy == "fifo" and fits(trace):
-        block_hits, token_hits = fifo_hits(trace, caps, num_threads)
-        return MissRatioCurve(
-            capacity_blocks=caps.astype(np.int64),
-            block_hit_ratio=block_hits / max(trace.num_block_accesses, 1),
-            token_hit_ratio=token_hits / max(int(trace.input_tokens.sum()), 1),
-        )
+        return curve_from_totals(trace, caps, *fifo_hits(trace, caps, num_threads))
     return curve_from_hits(trace, caps, replay_each(trace, caps, policy, num_threads))
 
 
