@@ -182,7 +182,7 @@ def bench_scale_sampled_mrc() -> list[Result]:
 
 
 def bench_fifo_passes(trace: Trace, where: str = "", command: str = "", repeats: int = 5) -> Result:
-    """FIFO's exact curve in passes over chunks of capacities (mrc_fifo.py) against the sweep it
+    """FIFO's exact curve in passes over groups of capacities (mrc_fifo.py) against the sweep it
     replaced, one FIFO replay per capacity (both on a thread per core), timed alternately."""
     caps = default_capacities(trace.num_blocks)
     passes = policy_mrc(trace, "fifo", caps)
@@ -195,7 +195,9 @@ def bench_fifo_passes(trace: Trace, where: str = "", command: str = "", repeats:
         lambda: policy_mrc(trace, "fifo", caps), lambda: replay_each(trace, caps, "fifo"), repeats
     )
     speedup = sweep_s / passes_s
-    table_mb = trace.num_blocks * caps.size * mrc_fifo.STAMP_BYTES / 1e6
+    held = mrc_fifo.fifo_hits(trace, caps).held_blocks
+    num_passes = -(-caps.size // mrc_fifo.LANES)
+    table_mb = num_passes * (held + 1) * mrc_fifo.LANES * mrc_fifo.STAMP_BYTES / 1e6
     return Result(
         f"exact FIFO MRC in passes ({caps.size} capacities){where}",
         command or f"kvscope mrc {TRACE_REL} --policy fifo --json",
@@ -211,8 +213,9 @@ def bench_fifo_passes(trace: Trace, where: str = "", command: str = "", repeats:
             if same
             else "hits DIFFER from the sweep's"
         )
-        + f"; stamps for {trace.num_blocks:,} blocks × {caps.size} capacities, {table_mb:,.0f} MB, in tables "
-        f"of at most {mrc_fifo.TABLE_BYTES / 2**30:.0f} GiB at once; medians of {repeats}, alternating",
+        + f"; {num_passes} passes of {mrc_fifo.LANES} capacities, stamps for the {held:,} blocks held between "
+        f"their first and last reads at once (of {trace.num_blocks:,}), {table_mb:,.1f} MB in all; "
+        f"medians of {repeats}, alternating",
     )
 
 

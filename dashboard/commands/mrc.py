@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--policy",
         default="lru",
         help=f"eviction policy: {', '.join(policy_names())} (LRU: exact in one pass; FIFO: exact in passes "
-        "over chunks of capacities; others: one replay per capacity, or a sampled approximation with --approx)",
+        "over groups of capacities; others: one replay per capacity, or a sampled approximation with --approx)",
     )
     parser.add_argument(
         "--approx",

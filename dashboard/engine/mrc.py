@@ -124,7 +124,7 @@ def policy_mrc(
     num_points: int = 50,
     num_threads: int | None = None,
 ) -> MissRatioCurve:
-    """Hit-ratio curve of any policy, exactly: LRU's one pass, FIFO's passes over chunks of capacities
+    """Hit-ratio curve of any policy, exactly: LRU's one pass, FIFO's passes over groups of capacities
     (mrc_fifo.py), else one single-cache replay per capacity (on num_threads threads, default one per
     usable core: replay_each)."""
     if policy == "lru":
@@ -132,8 +132,9 @@ def policy_mrc(
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
-    if policy == "fifo" and fits(trace):
-        return curve_from_totals(trace, caps, *fifo_hits(trace, caps, num_threads))
+    passes = fifo_hits(trace, caps, num_threads) if policy == "fifo" and fits(trace) else None
+    if passes is not None:
+        return curve_from_totals(trace, caps, passes.block_hits, passes.token_hits)
     return curve_from_hits(trace, caps, replay_each(trace, caps, policy, num_threads))
 
 

@@ -7,9 +7,12 @@ after it entered). Numbering each cache's insertions, the cache needs one number
 (the number of its latest insertion): the block is resident at C iff the stamp is among the last C.
 
 FIFO has no inclusion property (a larger cache can miss where a smaller one hits: Belady's anomaly,
-tests/engine/test_mrc_fifo.py), so each capacity keeps its own stamps: a table of blocks × capacities. But
-one pass over the trace updates a whole row of it per access, so the trace is read once per chunk
-of capacities (TABLE_BYTES bounds the tables held at once), not once per capacity.
+tests/engine/test_mrc_fifo.py), so each capacity keeps its own stamps, LANES capacities side by side
+in a row of int32 that one access updates at once. A block's stamps matter only from its first read
+to its last (before, it is absent everywhere; after, nobody asks), so a row is lent to a block for
+that span and then reused: the table holds the blocks *held* at once, not every block (41,582 rows
+for the 100M-access scale trace's 10M blocks). Each pass serves LANES capacities; passes run on a
+thread per core.
 
 The semantics are DESIGN.md's, as single_cache.py replays them: a request's hit is its longest
 resident prefix, then its blocks are visited tail first, an absent one inserted. One pass serves
@@ -20,8 +23,8 @@ was absent ends it).
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -29,14 +32,30 @@ from numba import njit
 from dashboard.core.config import usable_cores
 from dashboard.core.types import Trace
 
-# NOTE: the stamps tables held at once, all threads together: 1 GiB holds 26 capacities of a trace
-# with 10M distinct blocks (the 100M-access scale trace), whose 55-point curve then takes 6 passes on
-# 2 threads, 3.5 s; 2 GiB took 2.9 s, 512 MiB 5.3 s (docs/whatif.md)
+# NOTE: 32 capacities to a row (two cache lines): a default 55-point curve is two passes, one per
+# core; 16 took 0.7 s a pass at 100M accesses and 64 took 2.4 s against 32's 1.1 s (docs/whatif.md)
+LANES = 32
+# NOTE: the rows held at once, all threads together; past it (a trace holding millions of blocks
+# between their first and last reads) the curve falls back to a replay per capacity
 TABLE_BYTES = 1 << 30
 STAMP_BYTES = 4  # int32
+# NOTE: accesses whose rows are assigned in one go before they are visited: the lookups of the rows
+# lent to blocks miss the caches, and a loop of lookups alone overlaps them (a pass at 100M accesses
+# took 3.2 s looking each up as it was visited, 1.6 s in chunks)
+CHUNK_ACCESSES = 1 << 15
 _NEVER = -(1 << 30)  # a stamp below every cache's oldest insertion: never inserted
-# NOTE: stamps are int32: insertions (at most the accesses) and capacities must stay below this
+# NOTE: stamps and access numbers are int32: insertions (at most the accesses) and capacities must stay below this
 MAX_STAMP = (1 << 31) - 1
+_SCRATCH = 0  # the row of blocks read once: written, never read
+
+
+class FifoHits(NamedTuple):
+    """Prefix-hit blocks and tokens summed over the requests, int64 per capacity; the most blocks
+    held (between their first and last reads) at once, the rows each pass's table needed."""
+
+    block_hits: np.ndarray
+    token_hits: np.ndarray
+    held_blocks: int
 
 
 def fits(trace: Trace) -> bool:
@@ -44,68 +63,169 @@ def fits(trace: Trace) -> bool:
     return trace.num_blocks < -_NEVER and trace.num_block_accesses + trace.num_blocks < MAX_STAMP
 
 
-def fifo_hits(trace: Trace, capacities: np.ndarray, num_threads: int | None = None) -> tuple:
-    """(prefix-hit blocks, prefix-hit tokens) summed over the requests, int64 per capacity, exactly as
-    a replay of one FIFO cache of each capacity counts them (fits(trace) must hold)."""
+def fifo_hits(
+    trace: Trace, capacities: np.ndarray, num_threads: int | None = None, table_bytes: int | None = None
+) -> FifoHits | None:
+    """What a replay of one FIFO cache of each capacity counts, exactly (fits(trace) must hold); None
+    when the blocks held at once need more than table_bytes (default TABLE_BYTES) of rows over all
+    threads (then replay per capacity)."""
     caps = np.minimum(np.asarray(capacities, np.int64), trace.num_blocks).astype(np.int32)
-    workers = max(1, min(num_threads or usable_cores(), caps.size))
-    per_table = max(1, TABLE_BYTES // (workers * STAMP_BYTES * max(trace.num_blocks, 1)))
-    # NOTE: as many chunks as the tables need, rounded up to keep every thread busy to the end
-    num_chunks = workers * math.ceil(max(math.ceil(caps.size / per_table), workers) / workers)
-    chunks = [c for c in np.array_split(caps, min(num_chunks, max(caps.size, 1))) if c.size]
+    groups = [caps[i : i + LANES] for i in range(0, caps.size, LANES)]
+    if not groups:
+        return FifoHits(np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
+    workers = max(1, min(num_threads or usable_cores(), len(groups)))
+    max_rows = (TABLE_BYTES if table_bytes is None else table_bytes) // (workers * LANES * STAMP_BYTES)
+    last = _last_reads(trace.block_ids, trace.num_blocks)
 
-    def one(chunk: np.ndarray) -> tuple:
+    def one(group: np.ndarray) -> tuple:
+        # NOTE: a short group is padded with repeats of its capacities, whose hits are dropped
         return _fifo_pass(
-            trace.offsets, trace.block_ids, trace.input_tokens, trace.block_tokens, trace.num_blocks, chunk
+            trace.offsets,
+            trace.block_ids,
+            trace.input_tokens,
+            trace.block_tokens,
+            last,
+            np.resize(group, LANES),
+            max_rows,
         )
 
     if workers == 1:
-        parts = [one(c) for c in chunks]
+        parts = [one(g) for g in groups]
     else:
         with ThreadPoolExecutor(workers, thread_name_prefix="kvscope-fifo") as pool:
-            parts = list(pool.map(one, chunks))
-    if not parts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            parts = list(pool.map(one, groups))
+    if any(rows < 0 for _, _, rows in parts):
+        return None
+    return FifoHits(
+        np.concatenate([p[0][: g.size] for p, g in zip(parts, groups, strict=True)]),
+        np.concatenate([p[1][: g.size] for p, g in zip(parts, groups, strict=True)]),
+        max(rows for _, _, rows in parts) - 1,  # the scratch row is no block's
+    )
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # NOTE: nogil: chunks of capacities run on threads
+@njit(cache=True, nogil=True)
+def _last_reads(block_ids: np.ndarray, num_blocks: int) -> np.ndarray:
+    """The number of each block's last access (int32: fits() bounds the accesses)."""
+    last = np.empty(num_blocks, np.int32)
+    for a in range(block_ids.shape[0]):
+        last[block_ids[a]] = a
+    return last
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # NOTE: nogil: groups of capacities run on threads
 def _fifo_pass(
     offsets: np.ndarray,
     block_ids: np.ndarray,
     input_tokens: np.ndarray,
     block_tokens: int,
-    num_blocks: int,
+    last: np.ndarray,
     caps: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Prefix-hit blocks and tokens of one FIFO cache per capacity in caps (int32, each ≤ num_blocks).
+    max_rows: int,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(prefix-hit blocks, tokens, rows used) of one FIFO cache per capacity in caps (LANES of them,
+    int32, each ≤ the blocks), requests in chunks of about CHUNK_ACCESSES: their rows assigned, then
+    visited. Rows used -1: the blocks held at once needed over max_rows (the scratch row counts)."""
+    row_of = np.full(last.shape[0], -1, np.int32)
+    free = np.empty(CHUNK_ACCESSES, np.int32)
+    counts = np.array([0, _SCRATCH + 1])  # rows free, rows used
+    stamps = np.empty((CHUNK_ACCESSES, LANES), np.int32)
+    codes = np.empty(CHUNK_ACCESSES, np.int32)
+    # per capacity: 0 floor (insertions so far − C: resident iff stamp > floor), 1 top (floor + C, the
+    # next insertion's stamp), 2 and 3 floor and top when the request began, 4 its prefix hit so far
+    lanes = np.empty((5, LANES), np.int32)
+    for c in range(LANES):
+        lanes[0, c] = -caps[c]
+        lanes[1, c] = 0
+    block_hits = np.zeros(LANES, np.int64)
+    token_hits = np.zeros(LANES, np.int64)
+    num_requests = offsets.shape[0] - 1
+    first = 0
+    while first < num_requests:
+        stop = first + 1
+        while stop < num_requests and offsets[stop + 1] - offsets[first] <= CHUNK_ACCESSES:
+            stop += 1
+        size = offsets[stop] - offsets[first]
+        if size > codes.shape[0]:
+            codes = np.empty(size, np.int32)
+        # NOTE: a chunk can lend a row per access: the table and the free list grow first
+        need = counts[1] + size
+        if need > stamps.shape[0]:
+            grown = np.empty((max(need, min(2 * stamps.shape[0], max_rows)), LANES), np.int32)
+            grown[: stamps.shape[0]] = stamps
+            stamps = grown
+            grown_free = np.empty(grown.shape[0], np.int32)
+            grown_free[: counts[0]] = free[: counts[0]]
+            free = grown_free
+        _lend_rows(offsets, block_ids, last, first, stop, row_of, free, counts, codes)
+        if counts[1] > max_rows:
+            return block_hits, token_hits, -1
+        _visit(offsets, input_tokens, block_tokens, first, stop, codes, stamps, lanes, block_hits, token_hits)
+        first = stop
+    return block_hits, token_hits, counts[1]
 
-    floor[c] = insertions so far − caps[c]: a block is resident iff its stamp is above it."""
-    k = caps.shape[0]
-    stamps = np.full((num_blocks, k), _NEVER, np.int32)
-    floor = -caps.copy()
-    floor_before = np.empty(k, np.int32)  # floor when the request began
-    hit = np.empty(k, np.int32)
-    block_hits = np.zeros(k, np.int64)
-    token_hits = np.zeros(k, np.int64)
-    for r in range(offsets.shape[0] - 1):
+
+# NOTE: inlined into _fifo_pass, as is _visit: called as functions, the pass took 6.7 s at 100M accesses, not 1.3 s
+@njit(cache=True, nogil=True, inline="always")
+def _lend_rows(offsets, block_ids, last, first, stop, row_of, free, counts, codes) -> None:
+    """Each access of requests first..stop-1 as its block's row into codes (−row − 1 at the block's
+    first read, when the row holds another block's stamps), in the order _visit meets them: a row
+    lent at a block's first read returns to free after its last."""
+    base = offsets[first]
+    num_free, num_rows = counts[0], counts[1]
+    for r in range(first, stop):
+        for a in range(offsets[r + 1] - 1, offsets[r] - 1, -1):
+            b = block_ids[a]
+            row = row_of[b]
+            is_last = last[b] == a
+            if row >= 0:
+                codes[a - base] = row
+            elif is_last:
+                codes[a - base] = -_SCRATCH - 1  # read once: absent everywhere, its stamps never read
+                continue
+            else:
+                if num_free:
+                    num_free -= 1
+                    row = free[num_free]
+                else:
+                    row = num_rows
+                    num_rows += 1
+                row_of[b] = row
+                codes[a - base] = -row - 1
+            if is_last:
+                free[num_free] = row
+                num_free += 1
+    counts[0], counts[1] = num_free, num_rows
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _visit(
+    offsets, input_tokens, block_tokens, first, stop, codes, stamps, lanes, block_hits, token_hits
+) -> None:
+    """Requests first..stop-1 through every capacity's stamps, adding their prefix hits."""
+    base = offsets[first]
+    for r in range(first, stop):
         lo = offsets[r]
         n = np.int32(offsets[r + 1] - lo)
-        floor_before[:] = floor
-        hit[:] = n
+        for c in range(LANES):
+            lanes[2, c] = lanes[0, c]
+            lanes[3, c] = lanes[1, c]
+            lanes[4, c] = n
         for j in range(n - 1, -1, -1):
-            row = stamps[block_ids[lo + j]]
-            # NOTE: branch-free over the capacities, so the loop runs in vector registers
-            for c in range(k):
-                stamp = row[c]
+            code = codes[lo + j - base]
+            is_new = code < 0
+            row = stamps[-code - 1 if is_new else code]
+            at = np.int32(j)
+            # NOTE: branch-free over the capacities (int32 throughout), so the loop runs in vector registers
+            for c in range(LANES):
+                stamp = _NEVER if is_new else row[c]
                 # NOTE: resident before the request: inserted, but not by this request (a block may repeat)
-                before = (stamp > floor_before[c]) & (stamp <= floor_before[c] + caps[c])
-                hit[c] = hit[c] if before else j
-                absent = np.int32(stamp <= floor[c])
-                floor[c] += absent
-                row[c] = floor[c] + caps[c] if absent else stamp
+                before = (stamp > lanes[2, c]) & (stamp <= lanes[3, c])
+                lanes[4, c] = lanes[4, c] if before else at
+                absent = stamp <= lanes[0, c]
+                lanes[0, c] += np.int32(absent)
+                lanes[1, c] += np.int32(absent)
+                row[c] = lanes[1, c] if absent else stamp
         prompt = input_tokens[r]
-        for c in range(k):
-            block_hits[c] += hit[c]
-            token_hits[c] += min(np.int64(hit[c]) * block_tokens, prompt)
-    return block_hits, token_hits
+        for c in range(LANES):
+            block_hits[c] += lanes[4, c]
+            token_hits[c] += min(np.int64(lanes[4, c]) * block_tokens, prompt)

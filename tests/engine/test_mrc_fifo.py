@@ -44,13 +44,55 @@ def test_a_larger_cache_missing_more_is_reproduced():
     assert_same(curve, replayed(trace, caps))
 
 
-def test_chunks_of_capacities_on_threads_give_the_same_hits(monkeypatch, mooncake_conversation):
+def test_groups_of_capacities_on_threads_give_the_same_hits(mooncake_conversation):
+    trace = read_mooncake(mooncake_conversation)
+    caps = np.unique(np.linspace(0, trace.num_blocks, 2 * mrc_fifo.LANES + 7).astype(np.int64))
+    assert caps.size > 2 * mrc_fifo.LANES  # three passes, the last one padded
+    swept = replayed(trace, caps)
+    assert_same(policy_mrc(trace, "fifo", caps, num_threads=2), swept)
+    assert_same(policy_mrc(trace, "fifo", caps, num_threads=1), swept)
+
+
+def held_at_once(trace: Trace) -> int:
+    """The most blocks between their first and last reads at once, counted access by access."""
+    ids = trace.block_ids.tolist()
+    last = {b: a for a, b in enumerate(ids)}
+    # NOTE: requests are visited tail first, so a row lent within a request follows that order
+    order = [
+        a
+        for r in range(trace.num_requests)
+        for a in range(trace.offsets[r + 1] - 1, trace.offsets[r] - 1, -1)
+    ]
+    held, most = set(), 0
+    for a in order:
+        b = ids[a]
+        if last[b] != a:
+            held.add(b)
+            most = max(most, len(held))
+        else:
+            held.discard(b)
+    return most
+
+
+def test_the_table_holds_only_the_blocks_between_their_first_and_last_reads(mooncake_conversation):
     trace = read_mooncake(mooncake_conversation)
     caps = default_capacities(trace.num_blocks)
-    whole = policy_mrc(trace, "fifo", caps, num_threads=1)
-    monkeypatch.setattr(mrc_fifo, "TABLE_BYTES", 8 * trace.num_blocks)  # two capacities per table
-    assert_same(policy_mrc(trace, "fifo", caps, num_threads=2), whole)
-    assert_same(policy_mrc(trace, "fifo", caps, num_threads=1), whole)
+    passes = mrc_fifo.fifo_hits(trace, caps)
+    assert passes.held_blocks == held_at_once(trace)
+    assert passes.held_blocks < trace.num_blocks / 10
+
+
+def test_a_table_too_small_for_the_blocks_held_falls_back_to_a_replay_per_capacity(
+    monkeypatch, mooncake_conversation
+):
+    trace = read_mooncake(mooncake_conversation)
+    caps = default_capacities(trace.num_blocks, 8)
+    row_bytes = mrc_fifo.LANES * mrc_fifo.STAMP_BYTES
+    held = held_at_once(trace)
+    assert mrc_fifo.fifo_hits(trace, caps, 1, table_bytes=(held + 1) * row_bytes) is not None  # + scratch row
+    assert mrc_fifo.fifo_hits(trace, caps, 1, table_bytes=held * row_bytes) is None
+    monkeypatch.setattr(mrc_fifo, "TABLE_BYTES", held * row_bytes)
+    assert_same(policy_mrc(trace, "fifo", caps, num_threads=1), replayed(trace, caps))
 
 
 def test_a_block_read_twice_by_one_request_is_not_a_hit_it_inserted_itself():
