@@ -9,6 +9,7 @@ trace gives every capacity at once (the LRU inclusion property).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -123,10 +124,11 @@ def policy_mrc(
     capacities: np.ndarray | None = None,
     num_points: int = 50,
     num_threads: int | None = None,
+    on_replayed: Callable[[], None] | None = None,
 ) -> MissRatioCurve:
     """Hit-ratio curve of any policy, exactly: LRU's one pass, FIFO's passes over groups of capacities
     (mrc_fifo.py), else one single-cache replay per capacity (on num_threads threads, default one per
-    usable core: replay_each)."""
+    usable core: replay_each, calling on_replayed as each capacity's replay ends)."""
     if policy == "lru":
         return lru_mrc(trace, capacities, num_points)
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
@@ -135,7 +137,7 @@ def policy_mrc(
     passes = fifo_hits(trace, caps, num_threads) if policy == "fifo" and fits(trace) else None
     if passes is not None:
         return curve_from_totals(trace, caps, passes.block_hits, passes.token_hits)
-    return curve_from_hits(trace, caps, replay_each(trace, caps, policy, num_threads))
+    return curve_from_hits(trace, caps, replay_each(trace, caps, policy, num_threads, on_replayed))
 
 
 def in_passes(policy: str) -> bool:
@@ -146,9 +148,14 @@ def in_passes(policy: str) -> bool:
 
 
 def replay_each(
-    trace: Trace, capacities: np.ndarray, policy: str, num_threads: int | None = None
+    trace: Trace,
+    capacities: np.ndarray,
+    policy: str,
+    num_threads: int | None = None,
+    on_replayed: Callable[[], None] | None = None,
 ) -> list[np.ndarray]:
-    """replay_single_cache at each capacity, in order, on num_threads threads (default one per usable core).
+    """replay_single_cache at each capacity, in order, on num_threads threads (default one per usable
+    core), calling on_replayed (from the replay's thread) as each ends.
 
     The replay kernels release the GIL, so an exact curve of a policy without LRU's one pass
     takes about 1/cores of its time; each replay has its own cache state, so the hits are the
@@ -156,7 +163,14 @@ def replay_each(
     """
     caps = [int(c) for c in capacities]
     workers = min(len(caps), num_threads or usable_cores())
+
+    def one(capacity: int) -> np.ndarray:
+        hits = replay_single_cache(trace, capacity, policy)
+        if on_replayed is not None:
+            on_replayed()
+        return hits
+
     if workers <= 1:
-        return [replay_single_cache(trace, c, policy) for c in caps]
+        return [one(c) for c in caps]
     with ThreadPoolExecutor(workers, thread_name_prefix="kvscope-replay") as pool:
-        return list(pool.map(lambda c: replay_single_cache(trace, c, policy), caps))
+        return list(pool.map(one, caps))

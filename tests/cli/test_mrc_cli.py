@@ -34,9 +34,19 @@ def test_mrc_of_another_policy_is_swept(mooncake_conversation, capsys):
     code = main(
         ["mrc", str(mooncake_conversation), "--policy", "s3fifo", "--capacities", "1827,18279", "--json"]
     )
-    curve = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    curve = json.loads(captured.out)
     assert code == 0 and curve["capacity_blocks"] == [1827, 18279]
     assert curve["block_hit_ratio"][0] <= curve["block_hit_ratio"][1] <= 0.366412
+    # NOTE: a replay per capacity shows its progress on stderr, leaving stdout one JSON object
+    assert "mrc s3fifo" in captured.err and "2/2" in captured.err
+
+
+def test_mrc_in_one_pass_shows_no_progress_bar(mooncake_conversation, capsys):
+    code = main(
+        ["mrc", str(mooncake_conversation), "--policy", "fifo", "--capacities", "1827,18279", "--json"]
+    )
+    assert code == 0 and "capacity" not in capsys.readouterr().err
 
 
 def test_mrc_with_an_unknown_policy_lists_the_known_ones(mooncake_conversation, capsys):

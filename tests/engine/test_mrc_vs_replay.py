@@ -75,3 +75,11 @@ def test_threaded_curve_equals_replays_one_after_another(conversation, policy):
     assert policy_mrc(conversation, policy, caps, num_threads=2).block_hit_ratio.tolist() == [
         block_hit_ratio(h, conversation) for h in threaded
     ]
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_each_replay_reports_once_when_it_ends(conversation, num_threads):
+    caps = np.array([0, 700, 1_827])
+    ended: list[int] = []
+    replay_each(conversation, caps, "s3fifo", num_threads, on_replayed=lambda: ended.append(1))
+    assert len(ended) == caps.size
