@@ -141,9 +141,10 @@ def policy_mrc(
 
 
 def in_passes(policy: str) -> bool:
-    """Whether policy's exact curve comes from passes serving every capacity at once (LRU, FIFO), not
-    from a replay per capacity: then a sampled curve would be no faster, only less exact. (A trace
-    too long for FIFO's int32 stamps, over 2 billion accesses, gets its sweep: exact, slower.)"""
+    """Whether policy's exact curve comes from passes serving many capacities each (LRU: all in one;
+    FIFO: 32 a pass), not from a replay per capacity: then a sampled curve would be no faster, only
+    less exact. (A trace too long for FIFO's int32 stamps, over 2 billion accesses, or holding over 4
+    million blocks between their first and last reads, gets its sweep: exact, slower.)"""
     return policy in ("lru", "fifo")
 
 

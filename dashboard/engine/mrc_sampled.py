@@ -137,7 +137,7 @@ def sampled_policy_mrc(
     seed: int = 0,
 ) -> SampledCurve:
     """Approximate curve of policy by a miniature simulation (exact for LRU and FIFO, whose exact curves
-    take passes over the trace serving every capacity at once (in_passes), or when rate >= 1)."""
+    take passes over the trace serving many capacities each (in_passes), or when rate >= 1)."""
     policy_info(policy)
     if not rate > 0.0:  # NOTE: also refuses NaN
         raise ValueError(f"sampling rate must be positive, got {rate}")

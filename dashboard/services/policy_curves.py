@@ -1,6 +1,6 @@
 """One cache's hit ratio versus its capacity for any eviction policy, as the pages draw it.
 
-LRU's curve is exact in one pass and FIFO's in passes serving every capacity at once (mrc_fifo.py).
+LRU's curve is exact in one pass and FIFO's in passes serving 32 capacities each (mrc_fifo.py).
 Another policy's exact curve takes one replay per capacity, so
 on a trace of more than exact_up_to(policy) block accesses the pages draw a miniature simulation
 of a sampled share of the trace instead (engine/mrc_sampled.py, docs/whatif.md), labelled as
