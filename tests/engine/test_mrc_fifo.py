@@ -102,6 +102,14 @@ def test_a_block_read_twice_by_one_request_is_not_a_hit_it_inserted_itself():
     assert_same(policy_mrc(trace, "fifo", caps), replayed(trace, caps))
 
 
+def test_a_request_longer_than_a_chunk_of_accesses_is_visited_whole():
+    # NOTE: rows are lent a chunk at a time; one request past CHUNK_ACCESSES is a chunk of its own
+    long = list(range(mrc_fifo.CHUNK_ACCESSES + 500))
+    trace = trace_from_paths([long[:9], long, [7, 8, 9], long[:100], long, [1, 2]])
+    caps = np.array([0, 5, 100, len(long) - 1, len(long), len(long) + 3])
+    assert_same(policy_mrc(trace, "fifo", caps), replayed(trace, caps))
+
+
 def test_a_trace_past_the_stamps_range_is_replayed_per_capacity(monkeypatch, mooncake_synthetic):
     trace = read_mooncake(mooncake_synthetic)
     caps = default_capacities(trace.num_blocks, 8)
