@@ -78,6 +78,11 @@ def run(args: argparse.Namespace) -> int:
     caps = given if given is not None else default_capacities(trace.num_blocks, args.points)
     sampled = None
     if args.approx and not in_passes(args.policy):
+        # NOTE: one line before the work, which takes seconds at 100M accesses (no steps to count)
+        print(
+            f"mrc {args.policy}: miniature simulation of {args.rate * 100:g}% of the prefix subtrees (seed {args.seed}) …",
+            file=sys.stderr,
+        )
         sampled = sampled_policy_mrc(trace, args.policy, caps, rate=args.rate, seed=args.seed)
         curve = sampled.curve
     elif in_passes(args.policy):

@@ -59,9 +59,12 @@ def test_mrc_approx_table_ends_with_a_line_saying_it_is_approximate(mooncake_con
     code = main(
         ["mrc", str(mooncake_conversation), "--policy", "arc", "--capacities", CAPACITIES, "--approx"]
     )
-    last = capsys.readouterr().out.strip().splitlines()[-1]
+    captured = capsys.readouterr()
+    last = captured.out.strip().splitlines()[-1]
     assert code == 0 and last.startswith("approximate: arc (sampled 5%, measured ±0.08)")
     assert "drop --approx for the exact sweep" in last
+    # NOTE: the work is announced on stderr before it starts (seconds on a large trace)
+    assert "mrc arc: miniature simulation of 5% of the prefix subtrees (seed 0)" in captured.err
 
 
 def test_mrc_without_approx_stays_exact(mooncake_conversation, capsys):
