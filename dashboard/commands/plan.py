@@ -7,6 +7,8 @@ import math
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from dashboard.commands._common import add_db_argument, emit_json, ensure_compiled
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
@@ -135,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         code = _export(result, args.png, args.html)
         if code:
             return code
-    readouts = planner_policies.at_plan(trace, result, args.policies) if args.policies else []
+    readouts = _policies_at_plan(trace, result, args.policies) if args.policies else []
     if args.json:
         emit_json(result.to_dict() | ({"policies": planner_policies.to_dict(readouts)} if readouts else {}))
         return 0
@@ -143,6 +145,16 @@ def run(args: argparse.Namespace) -> int:
     if readouts:
         _print_policies(readouts)
     return 0
+
+
+def _policies_at_plan(
+    trace, result: planner.Plan, policies: list[str]
+) -> list[planner_policies.PolicyAtPlan]:
+    """planner_policies.at_plan with a progress bar on stderr: an exact replay per policy and pooled
+    capacity takes seconds each for LFU or the oracle on a large trace."""
+    total = planner_policies.plan_replays(result, policies)
+    with tqdm(total=total, desc="plan --policies", unit="replay", file=sys.stderr, disable=total == 0) as bar:
+        return planner_policies.at_plan(trace, result, policies, on_replayed=bar.update)
 
 
 def _check_policies(names: list[str]) -> None:

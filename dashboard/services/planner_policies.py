@@ -10,12 +10,15 @@ large trace: services/policy_curves.py), and the replays say how far that curve 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from dashboard.core.types import SampledCurve, Trace
-from dashboard.engine.mrc import default_capacities
+from dashboard.engine.mrc import curve_from_hits, default_capacities, replay_each
 from dashboard.services.planner import HardwarePlan, Plan
-from dashboard.services.policy_curves import SpotCheck, approximate_curve, exact_token_hit_ratio, token_hit_at
+from dashboard.services.policy_curves import SpotCheck, approximate_curve, token_hit_at
 
 NUM_POINTS = 40
 
@@ -42,12 +45,21 @@ def pooled_blocks(option: HardwarePlan) -> int:
     return option.num_pods * max(option.hbm_blocks_per_pod, option.cpu_blocks_per_pod)
 
 
-def at_plan(trace: Trace, plan: Plan, policies: list[str] | tuple[str, ...]) -> list[PolicyAtPlan]:
+def at_plan(
+    trace: Trace,
+    plan: Plan,
+    policies: list[str] | tuple[str, ...],
+    on_replayed: Callable[[], None] | None = None,
+) -> list[PolicyAtPlan]:
     """Per hardware option with an answer: each policy's token hit ratio at its pooled capacity, by an
-    exact replay of one cache that size (each policy and capacity replayed once)."""
-    answered = [o for o in plan.options if o.num_pods is not None and o.point is not None]
-    capacities = sorted({pooled_blocks(o) for o in answered})
-    exact = {(p, c): exact_token_hit_ratio(trace, p, c) for p in policies for c in capacities}
+    exact replay of one cache that size (each policy and capacity replayed once, a thread per core;
+    on_replayed as each replay ends: plan_replays of them)."""
+    answered = _answered(plan)
+    capacities = np.array(sorted({pooled_blocks(o) for o in answered}), np.int64)
+    exact = {}
+    for p in policies:
+        curve = curve_from_hits(trace, capacities, replay_each(trace, capacities, p, on_replayed=on_replayed))
+        exact |= {(p, int(c)): float(r) for c, r in zip(capacities, curve.token_hit_ratio, strict=True)}
     return [
         PolicyAtPlan(
             o.hardware,
@@ -57,6 +69,15 @@ def at_plan(trace: Trace, plan: Plan, policies: list[str] | tuple[str, ...]) -> 
         )
         for o in answered
     ]
+
+
+def plan_replays(plan: Plan, policies: list[str] | tuple[str, ...]) -> int:
+    """How many replays at_plan runs: one per policy and distinct pooled capacity."""
+    return len(policies) * len({pooled_blocks(o) for o in _answered(plan)})
+
+
+def _answered(plan: Plan) -> list[HardwarePlan]:
+    return [o for o in plan.options if o.num_pods is not None and o.point is not None]
 
 
 def curve_checks(readouts: list[PolicyAtPlan], curves: list[SampledCurve]) -> list[SpotCheck]:

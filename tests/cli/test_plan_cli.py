@@ -145,8 +145,11 @@ def test_plan_policies_table_says_how_its_figures_were_made(mooncake_conversatio
     code = main(
         ["plan", "--trace", str(mooncake_conversation), "--target", "hit=0.3", "--policies", "s3fifo"]
     )
-    out = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
     assert code == 0
+    # NOTE: the replays show their progress on stderr
+    assert "plan --policies" in captured.err and "replay" in captured.err
     at = out.index(
         "token hit ratio at each plan's pooled capacity, by eviction policy (exact replays of one cache)"
     )

@@ -63,3 +63,15 @@ def test_an_option_without_an_answer_has_no_row(planned):
     unmet = planner.plan(trace, planner.PlanRequest(target="hit", target_value=0.99, hardware=("gh200",)))
     assert unmet.options[0].num_pods is None
     assert planner_policies.at_plan(trace, unmet, ["s3fifo"]) == []
+
+
+def test_each_replay_is_reported_as_it_ends(planned):
+    trace, plan, rows = planned
+    ended: list[int] = []
+    again = planner_policies.at_plan(trace, plan, ["lfu", "arc"], on_replayed=lambda: ended.append(1))
+    assert again == rows  # NOTE: on threads, the same figures
+    assert (
+        len(ended)
+        == planner_policies.plan_replays(plan, ["lfu", "arc"])
+        == 2 * len({r.pooled_blocks for r in rows})
+    )
