@@ -16,9 +16,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from dashboard.core.types import SampledCurve, Trace
-from dashboard.engine.mrc import curve_from_hits, default_capacities, replay_each
+from dashboard.engine.mrc import default_capacities
 from dashboard.services.planner import HardwarePlan, Plan
-from dashboard.services.policy_curves import SpotCheck, approximate_curve, token_hit_at
+from dashboard.services.policy_curves import (
+    SpotCheck,
+    approximate_curve,
+    exact_token_hit_ratios,
+    token_hit_at,
+)
 
 NUM_POINTS = 40
 
@@ -56,10 +61,11 @@ def at_plan(
     on_replayed as each replay ends: plan_replays of them)."""
     answered = _answered(plan)
     capacities = np.array(sorted({pooled_blocks(o) for o in answered}), np.int64)
-    exact = {}
-    for p in policies:
-        curve = curve_from_hits(trace, capacities, replay_each(trace, capacities, p, on_replayed=on_replayed))
-        exact |= {(p, int(c)): float(r) for c, r in zip(capacities, curve.token_hit_ratio, strict=True)}
+    exact = {
+        (p, int(c)): r
+        for p in policies
+        for c, r in zip(capacities, exact_token_hit_ratios(trace, p, capacities, on_replayed), strict=True)
+    }
     return [
         PolicyAtPlan(
             o.hardware,

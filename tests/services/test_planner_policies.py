@@ -9,7 +9,7 @@ import pytest
 from dashboard.engine.mrc import policy_mrc
 from dashboard.engine.readers import read_trace
 from dashboard.services import planner, planner_policies
-from dashboard.services.policy_curves import exact_token_hit_ratio, token_hit_at
+from dashboard.services.policy_curves import exact_token_hit_ratios, token_hit_at
 from tests.conftest import data_dir
 
 CONVERSATION = data_dir() / "traces" / "mooncake-fast25" / "conversation_trace.jsonl"
@@ -33,7 +33,7 @@ def test_each_answer_is_read_at_its_pooled_capacity_and_lru_is_the_plans_own_fig
         assert list(row.token_hit_ratio) == ["lru", "lfu", "arc"]
         # NOTE: the planner's one-pass LRU figure and a replay of the LRU kernel agree exactly
         assert row.token_hit_ratio["lru"] == option.point.token_hit_ratio
-        assert row.token_hit_ratio["lru"] == exact_token_hit_ratio(trace, "lru", row.pooled_blocks)
+        assert row.token_hit_ratio["lru"] == exact_token_hit_ratios(trace, "lru", [row.pooled_blocks])[0]
 
 
 def test_another_policys_figure_is_the_exact_sweep_at_that_capacity(planned):

@@ -22,7 +22,7 @@ from dashboard.services.policy_curves import (
     approximate_curve,
     approximation_note,
     exact_limits,
-    exact_token_hit_ratio,
+    exact_token_hit_ratios,
     exact_up_to,
     other_policies,
     reference_note,
@@ -169,7 +169,7 @@ def test_spot_checks_replay_each_sampled_curve_at_each_marked_capacity_and_the_n
     assert [(c.policy, c.capacity_blocks) for c in checks] == [("lfu", int(caps[2])), ("lfu", int(caps[4]))]
     for check in checks:
         swept = policy_mrc(conversation, "lfu", np.array([check.capacity_blocks])).token_hit_ratio[0]
-        assert check.exact == swept == exact_token_hit_ratio(conversation, "lfu", check.capacity_blocks)
+        assert check.exact == swept == exact_token_hit_ratios(conversation, "lfu", [check.capacity_blocks])[0]
         assert check.curve == token_hit_at(sampled.curve, check.capacity_blocks)
         assert check.error == abs(check.curve - check.exact) <= sampled.max_abs_error
     worst = max(checks, key=lambda c: c.error)
