@@ -13,6 +13,7 @@ from dashboard.commands._common import add_db_argument, emit_json, ensure_compil
 from dashboard.commands._trace_args import load_trace
 from dashboard.core import profiles
 from dashboard.core.config import SAMPLE_TRACE
+from dashboard.core.types import Trace
 from dashboard.engine.readers import READERS
 from dashboard.services import planner, planner_policies, policy_curves
 from dashboard.services.planner_traces import named_sample
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _policies_at_plan(
-    trace, result: planner.Plan, policies: list[str]
+    trace: Trace, result: planner.Plan, policies: list[str]
 ) -> list[planner_policies.PolicyAtPlan]:
     """planner_policies.at_plan with a progress bar on stderr: an exact replay per policy and pooled
     capacity takes seconds each for LFU or the oracle on a large trace."""

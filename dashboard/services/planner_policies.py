@@ -60,7 +60,7 @@ def at_plan(
     exact replay of one cache that size (each policy and capacity replayed once, a thread per core;
     on_replayed as each replay ends: plan_replays of them)."""
     answered = _answered(plan)
-    capacities = np.array(sorted({pooled_blocks(o) for o in answered}), np.int64)
+    capacities = _pooled_capacities(answered)
     exact = {
         (p, int(c)): r
         for p in policies
@@ -79,11 +79,16 @@ def at_plan(
 
 def plan_replays(plan: Plan, policies: list[str] | tuple[str, ...]) -> int:
     """How many replays at_plan runs: one per policy and distinct pooled capacity."""
-    return len(policies) * len({pooled_blocks(o) for o in _answered(plan)})
+    return len(policies) * _pooled_capacities(_answered(plan)).size
 
 
 def _answered(plan: Plan) -> list[HardwarePlan]:
     return [o for o in plan.options if o.num_pods is not None and o.point is not None]
+
+
+def _pooled_capacities(answered: list[HardwarePlan]) -> np.ndarray:
+    """The distinct pooled capacities of the answers, ascending: what at_plan replays per policy."""
+    return np.array(sorted({pooled_blocks(o) for o in answered}), np.int64)
 
 
 def curve_checks(readouts: list[PolicyAtPlan], curves: list[SampledCurve]) -> list[SpotCheck]:
