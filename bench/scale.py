@@ -19,6 +19,7 @@ from statistics import median
 
 import numpy as np
 
+from bench.read_floor import read_floor
 from bench.run import ROOT, Result, peak_rss_kib, timed_median
 from dashboard.engine.mrc import default_capacities, lru_mrc
 from dashboard.engine.readers import read_trace, scan
@@ -197,7 +198,11 @@ def bench_reader(conversation: Path) -> list[Result]:
                 f"{trace.num_requests:,} requests, {trace.num_block_accesses / trace.num_requests:.0f} block ids "
                 f"per request: {trace.num_block_accesses / fast_s / 1e6:.0f}M ids/s, {size / fast_s / 1e6:.0f} MB/s "
                 f"of JSON into the canonical arrays (dense int32 ids); median of {repeats}; equal ids checked"
-                + (_threads_note(full) if size >= scan.PARALLEL_MIN_BYTES else ""),
+                + (
+                    _threads_note(full) + _floor_note(full, trace.num_requests)
+                    if size >= scan.PARALLEL_MIN_BYTES
+                    else ""
+                ),
             )
         )
         del trace
@@ -290,6 +295,16 @@ def _threads_note(path: Path, repeats: int = 5) -> str:
     return (
         f"; the scan in parts on {scan.WORKERS} threads {many:.2f} s against {one:.2f} s on one "
         f"({many / one:.2f}), medians of {repeats} alternating"
+    )
+
+
+def _floor_note(path: Path, num_requests: int) -> str:
+    """What the machine allows any reader of path (bench/read_floor.py), in the reader's unit."""
+    touch_s, parse_s, _ = read_floor(path, scan.WORKERS)
+    return (
+        f"; the machine's floor on {scan.WORKERS} threads, storing nothing: every byte read once "
+        f"{touch_s:.2f} s, every integer parsed {parse_s:.2f} s, so at most {num_requests / parse_s / 1e6:.2f}M "
+        "requests/s for any reader of this file here"
     )
 
 
