@@ -1,9 +1,10 @@
 """The machine's floor for reading a JSONL trace: what any reader must at least do, timed alone.
 
-Each of `parts` threads walks its share of the file's bytes once and parses every run of digits
-into an integer, storing nothing: no lines, no fields, no interning. A reader that fills the
-canonical arrays does all of this and more, so no reader on this machine reads the file faster;
-bench/scale.py prints it beside the reader's rate, which says how far a target is from the machine.
+Each of `parts` threads walks its share of the file's bytes once, summing them (what any reader
+must at least do), then again parsing every run of digits into an integer, storing nothing: no
+lines, no fields, no interning. A reader that parses each id does all of that and more, so none
+reads the file faster on this machine; bench/scale.py prints both beside the reader's rate, which
+says how far a target is from the machine.
 """
 
 from __future__ import annotations
