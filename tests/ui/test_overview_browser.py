@@ -89,6 +89,9 @@ def test_every_chart_is_readable_for_the_cluster_and_for_one_pod_and_no_section_
     page.wait_for_function(
         "document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4", timeout=90_000
     )
+    # NOTE: .streamlit/config.toml serves the app to viewers: no Deploy button beside the main menu
+    assert page.locator("[data-testid='stMainMenu']").count() == 1
+    assert page.locator("[data-testid='stAppDeployButton']").count() == 0
     cluster = walk_sections(page, artifacts_dir, "cluster", None)
     pick_pod(page, "vllm-0")
     one_pod = walk_sections(page, artifacts_dir, "vllm-0", "vllm-0")
