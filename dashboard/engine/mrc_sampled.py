@@ -43,7 +43,7 @@ from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
 from dashboard.engine.mrc import (
     curve_from_hits,
     default_capacities,
-    in_passes,
+    exact_is_quick,
     lru_mrc,
     policy_mrc,
     replay_each,
@@ -67,9 +67,8 @@ EXACT_ABOVE = 0.5
 # DEFAULT_RATE, rounded up (docs/whatif.md has the figures per trace; tests/engine/test_mrc_sampled.py
 # rechecks them).
 # NOTE: far from 0.01. Miniature caches shrink, but requests (chains of tens of blocks) do not.
-# FIFO has none: its exact curve takes passes over the trace, not a replay per capacity (mrc_fifo.py).
+# FIFO and LFU have none: their exact curves are quick (mrc_fifo.py's passes, LFU's heap-free replays).
 MEASURED_MAX_ABS_ERROR: dict[str, float] = {
-    "lfu": 0.09,
     "s3fifo": 0.07,
     "arc": 0.08,
     "learned": 0.06,
@@ -136,16 +135,16 @@ def sampled_policy_mrc(
     rate: float = DEFAULT_RATE,
     seed: int = 0,
 ) -> SampledCurve:
-    """Approximate curve of policy by a miniature simulation (exact for LRU and FIFO, whose exact curves
-    take passes over the trace serving many capacities each (in_passes), or when rate >= 1)."""
+    """Approximate curve of policy by a miniature simulation (exact for LRU, FIFO and LFU, whose exact
+    curves are quick (exact_is_quick), or when rate >= 1)."""
     policy_info(policy)
     if not rate > 0.0:  # NOTE: also refuses NaN
         raise ValueError(f"sampling rate must be positive, got {rate}")
     caps = default_capacities(trace.num_blocks, num_points) if capacities is None else np.asarray(capacities)
     if caps.size and caps.min() < 0:
         raise ValueError("capacities must be non-negative")
-    if in_passes(policy) or rate >= 1.0 or trace.num_requests == 0:
-        # LRU's or FIFO's passes, or every request kept anyway
+    if exact_is_quick(policy) or rate >= 1.0 or trace.num_requests == 0:
+        # LRU's or FIFO's passes, LFU's heap-free replays, or every request kept anyway
         exact = policy_mrc(trace, policy, caps, num_points)
         return SampledCurve(exact, policy, 1.0, seed, trace.num_requests, 0, 0.0)
     # NOTE: the exact LRU control runs beside the sampling and the miniature replays (its one pass

@@ -14,8 +14,8 @@ hits over the windows, the curve there is the exact ceiling (mrc_sampled.correct
 
 A capacity is replayed this way when the trunk fills over window_trunk_share(policy) of its
 miniature and the windows with their warm-ups cost at most WINDOW_BUDGET of a replay of the trace,
-whatever the policy: LFU's counts and the learned policy's predictor carry more of the past than a
-warm-up replays, but near the trunk the windows still beat the miniatures (docs/whatif.md has what
+whatever the policy: the learned policy's predictor carries more of the past than a warm-up
+replays, but near the trunk the windows still beat the miniatures (docs/whatif.md has what
 each gains). The policies on lazy heaps reach further from the trunk, as they can afford it.
 """
 

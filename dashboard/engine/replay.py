@@ -16,7 +16,7 @@ from dashboard.core.types import (
 from dashboard.engine import routers, single_cache
 from dashboard.engine.cluster_kernel import run_cluster
 from dashboard.engine.latency import latency_model
-from dashboard.engine.policies import policy_info
+from dashboard.engine.policies import lfu, policy_info
 from dashboard.engine.policies.dispatch import block_tie_keys, next_use_of_accesses
 from dashboard.engine.policies.learned import LearnedOptions, continuation_keys, feature_values
 from dashboard.engine.policies.learned_blocks import BlockRules, block_rules, no_block_rules
@@ -154,6 +154,8 @@ def replay_single_cache(
     info = policy_info(policy)
     if policy == "lru":
         return replay_lru_single(trace.offsets, trace.block_ids, trace.num_blocks, int(capacity_blocks))
+    if policy == "lfu" and trace.num_block_accesses < lfu.KEPT:
+        return lfu.replay_lfu_single(trace.offsets, trace.block_ids, trace.num_blocks, int(capacity_blocks))
     if info.policy_id in single_cache.POLICY_IDS:
         st = _state(trace, [int(capacity_blocks)], [policy])
         next_use = (

@@ -1,7 +1,8 @@
 """One cache's hit ratio versus its capacity for any eviction policy, as the pages draw it.
 
-LRU's curve is exact in one pass and FIFO's in passes serving 32 capacities each (mrc_fifo.py).
-Another policy's exact curve takes one replay per capacity, so
+LRU's curve is exact in one pass, FIFO's in passes serving 32 capacities each (mrc_fifo.py) and
+LFU's from a heap-free replay per capacity (policies/lfu.py). Another policy's exact curve takes one
+replay per capacity through a slower kernel, so
 on a trace of more than exact_up_to(policy) block accesses the pages draw a miniature simulation
 of a sampled share of the trace instead (engine/mrc_sampled.py, docs/whatif.md), labelled as
 approximate with the worst error measured at its rate. Smaller traces get the exact sweep: it is
@@ -22,14 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.core.types import MissRatioCurve, SampledCurve, Trace
-from dashboard.engine.mrc import curve_from_hits, in_passes, replay_each
+from dashboard.engine.mrc import curve_from_hits, exact_is_quick, replay_each
 from dashboard.engine.mrc_sampled import sampled_policy_mrc
 from dashboard.engine.policies import POLICIES, policy_info
 
 # NOTE: an exact 45-point sweep of the conversation trace (288,500 accesses) takes 0.04 s for FIFO,
 # 0.21 s for S3-FIFO and 0.27 s for ARC, where its sampled curves missed by up to 0.055; the policies
-# on lazy heaps replay 3-8× slower (LFU 0.76 s, the oracle 0.83 s, learned 1.7 s there; 0.23-0.56 s
-# on the synthetic trace's 122k accesses)
+# on lazy heaps replay 3-8× slower (the oracle 0.83 s, learned 1.7 s there; 0.23-0.56 s on the
+# synthetic trace's 122k accesses)
 EXACT_UP_TO_ACCESSES = 500_000
 HEAP_EXACT_UP_TO_ACCESSES = 200_000  # a policy on lazy heaps (PolicyInfo.uses_heap)
 EXACT = 1.0  # sampling rate that keeps every request: sampled_policy_mrc then replays the whole trace
@@ -46,13 +47,13 @@ def exact_up_to(policy: str) -> int:
 
 
 def exact_limits() -> str:
-    """exact_up_to in words, for the pages' help: '500,000 block accesses (200,000 for lfu, …; fifo's
-    curve is always exact)'."""
-    heavy = [name for name in other_policies() if policy_info(name).uses_heap]
-    always = [name for name in other_policies() if in_passes(name)]
+    """exact_up_to in words, for the pages' help: '500,000 block accesses (200,000 for oracle, …; fifo's
+    and lfu's curves are always exact)'."""
+    heavy = [name for name in other_policies() if policy_info(name).uses_heap and not exact_is_quick(name)]
+    always = [f"{name}'s" for name in other_policies() if exact_is_quick(name)]
     return (
         f"{EXACT_UP_TO_ACCESSES:,} block accesses ({HEAP_EXACT_UP_TO_ACCESSES:,} for {_listed(heavy)}; "
-        f"{_listed(always)}'s curve is always exact)"
+        f"{_listed(always)} {'curve is' if len(always) == 1 else 'curves are'} always exact)"
     )
 
 
@@ -71,10 +72,10 @@ def reference_note() -> str:
 
 
 def approximate_curve(trace: Trace, policy: str, capacities: np.ndarray, exact: bool = False) -> SampledCurve:
-    """policy's curve at capacities: exact for LRU and FIFO (in_passes), small traces and when asked, else
+    """policy's curve at capacities: exact for LRU, FIFO and LFU (exact_is_quick), small traces and when asked, else
     sampled at the default rate (exact too when that sample holds no request of the trace)."""
     policy_info(policy)  # NOTE: an unknown policy raises here, not as an empty sample below
-    if exact or in_passes(policy) or trace.num_block_accesses <= exact_up_to(policy):
+    if exact or exact_is_quick(policy) or trace.num_block_accesses <= exact_up_to(policy):
         return sampled_policy_mrc(trace, policy, capacities, rate=EXACT)
     try:
         return sampled_policy_mrc(trace, policy, capacities)

@@ -87,3 +87,14 @@ def test_mrc_approx_of_fifo_is_its_exact_curve(mooncake_conversation, capsys):
     assert main(args) == 0
     exact = json.loads(capsys.readouterr().out)
     assert "approximation" not in approx and approx == exact
+
+
+def test_mrc_approx_of_lfu_is_its_exact_curve_with_the_replays_progress(mooncake_conversation, capsys):
+    # LFU's exact curve is a heap-free replay per capacity (policies/lfu.py): quick, so not sampled
+    args = ["mrc", str(mooncake_conversation), "--policy", "lfu", "--capacities", CAPACITIES, "--json"]
+    assert main([*args, "--approx"]) == 0
+    approx = capsys.readouterr()
+    assert main(args) == 0
+    exact = json.loads(capsys.readouterr().out)
+    assert json.loads(approx.out) == exact and "approximation" not in exact
+    assert "miniature" not in approx.err and "mrc lfu" in approx.err and "3/3" in approx.err

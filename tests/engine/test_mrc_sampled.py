@@ -8,7 +8,7 @@ import pytest
 from dashboard.core.config import SAMPLE_DATA_DIR
 from dashboard.core.types import MissRatioCurve, Trace
 from dashboard.engine import mrc_windows
-from dashboard.engine.mrc import REFERENCE_FRACTIONS, default_capacities, in_passes, lru_mrc, policy_mrc
+from dashboard.engine.mrc import REFERENCE_FRACTIONS, default_capacities, exact_is_quick, lru_mrc, policy_mrc
 from dashboard.engine.mrc_sampled import (
     DEFAULT_RATE,
     MEASURED_MAX_ABS_ERROR,
@@ -53,8 +53,8 @@ def max_abs_error(approx, exact) -> float:
 def test_every_sampled_policy_has_a_measured_error():
     assert (
         set(MEASURED_MAX_ABS_ERROR)
-        == {p for p in policy_names() if not in_passes(p)}
-        == set(policy_names()) - {"lru", "fifo"}
+        == {p for p in policy_names() if not exact_is_quick(p)}
+        == set(policy_names()) - {"lru", "fifo", "lfu"}
     )
 
 
@@ -100,8 +100,8 @@ def test_capacities_near_the_trunk_are_sampled_at_a_higher_rate_and_replayed_exa
 
 # Worst |sampled − exact| on the embedded sample (every default capacity, seeds 0-2), rounded up:
 # S3-FIFO 0.039, ARC 0.019, LFU 0.125 and learned 0.011 before its capacities near the trunk were
-# replayed over windows.
-SAMPLE_WINDOWED_ERROR = {"s3fifo": 0.023, "arc": 0.015, "lfu": 0.074, "learned": 0.010}
+# replayed over windows (LFU 0.074 after; its curve is exact now: exact_is_quick).
+SAMPLE_WINDOWED_ERROR = {"s3fifo": 0.023, "arc": 0.015, "learned": 0.010}
 
 
 def test_sampled_s3fifo_near_the_embedded_samples_shared_prompts_is_within_its_bound():
@@ -131,13 +131,13 @@ def test_windows_near_the_trunk_keep_the_embedded_samples_curve_within_their_mea
 
 @pytest.mark.parametrize("policy", policy_names())
 def test_every_policy_replays_its_capacities_near_the_trunk_over_windows(policy):
-    """LFU's counts and the learned policy's predictor carry more of the past than a warm-up
-    replays, yet near the trunk the windows beat their miniatures too (docs/whatif.md): 1,000 and
-    4,000 blocks of the sample are replayed over windows for every policy but LRU and FIFO (exact in passes)."""
+    """The learned policy's predictor carries more of the past than a warm-up replays, yet near the
+    trunk the windows beat its miniatures too (docs/whatif.md): 1,000 and 4,000 blocks of the sample
+    are replayed over windows for every policy but LRU, FIFO and LFU (exact: exact_is_quick)."""
     trace = read_trace(SAMPLE_DATA_DIR / "requests.parquet")
     sampled = sampled_policy_mrc(trace, policy, np.array([1_000, 4_000]))
-    assert sampled.windowed_capacities == (0 if in_passes(policy) else 2)
-    assert sampled.raised_capacities == 0 and sampled.is_exact == in_passes(policy)
+    assert sampled.windowed_capacities == (0 if exact_is_quick(policy) else 2)
+    assert sampled.raised_capacities == 0 and sampled.is_exact == exact_is_quick(policy)
 
 
 def ten_block_requests() -> Trace:
@@ -284,7 +284,7 @@ def test_the_windows_ceiling_is_an_unlimited_cache_over_them():
     assert lru.block_hit_ratio[0] < policy.block_hit_ratio[0] < ceiling.block_hit_ratio[0]
 
 
-@pytest.mark.parametrize("policy", [p for p in policy_names() if not in_passes(p)])
+@pytest.mark.parametrize("policy", [p for p in policy_names() if not exact_is_quick(p)])
 def test_the_policies_on_heaps_reach_further_from_the_trunk_with_windows(policy):
     # the sample's 284 trunk blocks fill 31% of the 920-block miniature of 13,000: over a quarter
     # (policies on lazy heaps, which can pay for more windows), under a third (the others)

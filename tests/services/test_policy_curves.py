@@ -72,27 +72,29 @@ def test_a_policy_without_heaps_gets_its_exact_curve_on_a_larger_trace(conversat
         np.testing.assert_array_equal(
             curve.curve.token_hit_ratio, policy_mrc(conversation, policy, caps).token_hit_ratio
         )
-    assert [exact_up_to(p) for p in ("lfu", "oracle", "learned")] == [HEAP_EXACT_UP_TO_ACCESSES] * 3
-    assert not approximate_curve(conversation, "lfu", caps).is_exact
+    assert [exact_up_to(p) for p in ("oracle", "learned")] == [HEAP_EXACT_UP_TO_ACCESSES] * 2
+    assert not approximate_curve(conversation, "oracle", caps).is_exact
     assert exact_limits() == (
-        "500,000 block accesses (200,000 for lfu, oracle and learned; fifo's curve is always exact)"
+        "500,000 block accesses (200,000 for oracle and learned; fifo's and lfu's curves are always exact)"
     )
 
 
-def test_fifo_gets_its_exact_curve_on_a_trace_past_every_limit():
-    # FIFO's exact curve takes passes over the trace, not a replay per capacity (engine/mrc_fifo.py)
+@pytest.mark.parametrize("policy", ["fifo", "lfu"])
+def test_fifo_and_lfu_get_their_exact_curves_on_a_trace_past_every_limit(policy):
+    # FIFO's exact curve takes passes over the trace (engine/mrc_fifo.py), LFU's a heap-free replay per
+    # capacity (policies/lfu.py)
     sample = read_trace(SAMPLE_DATA_DIR / "requests.parquet")
     assert sample.num_block_accesses > EXACT_UP_TO_ACCESSES
     caps = capacities(sample, 6)
-    curve = approximate_curve(sample, "fifo", caps)
+    curve = approximate_curve(sample, policy, caps)
     assert curve.is_exact and not approximate_curve(sample, "s3fifo", caps).is_exact
-    hits = [replay_single_cache(sample, int(c), "fifo") for c in caps]
+    hits = [replay_single_cache(sample, int(c), policy) for c in caps]
     np.testing.assert_array_equal(
         curve.curve.block_hit_ratio, curve_from_hits(sample, caps, hits).block_hit_ratio
     )
 
 
-@pytest.mark.parametrize("policy", ["lfu", "oracle"])
+@pytest.mark.parametrize("policy", ["learned", "oracle"])
 def test_a_large_trace_gets_a_sampled_curve_within_its_stated_bound(conversation, policy):
     assert conversation.num_block_accesses > exact_up_to(policy)
     caps = capacities(conversation, 10)
@@ -123,9 +125,9 @@ def test_a_large_trace_whose_sample_holds_no_request_gets_the_exact_curve():
         block_tokens=16,
         source="two disjoint chains",
     )
-    assert trace.num_block_accesses > exact_up_to("lfu")
+    assert trace.num_block_accesses > exact_up_to("oracle")
     assert sample_requests(trace, DEFAULT_RATE).size == 0
-    curve = approximate_curve(trace, "lfu", np.array([10, n, 2 * n]))
+    curve = approximate_curve(trace, "oracle", np.array([10, n, 2 * n]))
     assert curve.is_exact
     np.testing.assert_array_equal(curve.curve.block_hit_ratio, [0.0, 0.0, 0.0])
 
@@ -151,10 +153,10 @@ def test_the_note_says_how_sampled_curves_were_made_and_nothing_for_exact_ones(s
     caps = capacities(conversation, 4)
     exact = approximate_curve(synthetic, "arc", capacities(synthetic, 4))
     assert approximation_note([exact]) == ""
-    sampled = [approximate_curve(conversation, p, caps) for p in ("lfu", "oracle")]
+    sampled = [approximate_curve(conversation, p, caps) for p in ("learned", "oracle")]
     note = approximation_note([exact, *sampled])
     assert note.startswith("Curves marked sampled are approximate")
-    assert "lfu ±0.09, oracle ±0.14" in note and f"{sampled[0].num_requests_sampled:,} requests" in note
+    assert "learned ±0.06, oracle ±0.14" in note and f"{sampled[0].num_requests_sampled:,} requests" in note
     assert "marked ×" not in note  # no check, no claim
 
 
@@ -162,25 +164,25 @@ def test_spot_checks_replay_each_sampled_curve_at_each_marked_capacity_and_the_n
     synthetic, conversation
 ):
     caps = capacities(conversation, 6)
-    sampled = approximate_curve(conversation, "lfu", caps)
+    sampled = approximate_curve(conversation, "oracle", caps)
     exact_curve = approximate_curve(conversation, "fifo", caps)
     marked = [int(caps[2]), int(caps[4]), int(caps[2])]
     checks = spot_checks(conversation, [sampled, exact_curve], marked)
-    assert [(c.policy, c.capacity_blocks) for c in checks] == [("lfu", int(caps[2])), ("lfu", int(caps[4]))]
+    assert [(c.policy, c.capacity_blocks) for c in checks] == [("oracle", int(caps[2])), ("oracle", int(caps[4]))]
     for check in checks:
-        swept = policy_mrc(conversation, "lfu", np.array([check.capacity_blocks])).token_hit_ratio[0]
-        assert check.exact == swept == exact_token_hit_ratios(conversation, "lfu", [check.capacity_blocks])[0]
+        swept = policy_mrc(conversation, "oracle", np.array([check.capacity_blocks])).token_hit_ratio[0]
+        assert check.exact == swept == exact_token_hit_ratios(conversation, "oracle", [check.capacity_blocks])[0]
         assert check.curve == token_hit_at(sampled.curve, check.capacity_blocks)
         assert check.error == abs(check.curve - check.exact) <= sampled.max_abs_error
     worst = max(checks, key=lambda c: c.error)
     note = approximation_note([sampled], checks)
-    assert f"off by at most: lfu {worst.error:.3f} (at {worst.capacity_blocks:,} blocks)" in note
+    assert f"off by at most: oracle {worst.error:.3f} (at {worst.capacity_blocks:,} blocks)" in note
 
 
 def test_the_comparison_checks_its_sampled_curves_at_each_scenarios_hbm(conversation):
     defaults = whatif.default_scenarios(conversation.num_blocks)  # S4 is s3fifo: exact on this trace
     assert compare.compare(conversation, defaults, "conversation").spot_checks == ()
-    scenarios = (*defaults[:3], dataclasses.replace(defaults[3], policy="lfu"))
+    scenarios = (*defaults[:3], dataclasses.replace(defaults[3], policy="oracle"))
     result = compare.compare(conversation, scenarios, "conversation")
     marked = sorted({r.total_hbm_blocks for r in result.results})
-    assert [(c.policy, c.capacity_blocks) for c in result.spot_checks] == [("lfu", m) for m in marked]
+    assert [(c.policy, c.capacity_blocks) for c in result.spot_checks] == [("oracle", m) for m in marked]

@@ -117,35 +117,35 @@ def policy_chart(at: AppTest) -> dict:
 
 def test_chosen_policies_get_exact_readouts_and_curves_and_stay_in_the_url(monkeypatch, conversation_db):
     monkeypatch.setenv("KVSCOPE_DB", str(conversation_db))
-    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["lfu", "arc"]}
+    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["oracle", "arc"]}
     at = app_at(PAGE, 120, query)
     assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
-    assert at.multiselect(key="planner_policies").value == ["lfu", "arc"]
+    assert at.multiselect(key="planner_policies").value == ["oracle", "arc"]
     plan, readout = at.dataframe[0].value, at.dataframe[1].value
-    columns = ["hardware", "pods", "pooled blocks", "lru (%)", "lfu (%)", "arc (%)"]
+    columns = ["hardware", "pods", "pooled blocks", "lru (%)", "oracle (%)", "arc (%)"]
     assert list(readout.columns) == columns
     assert list(readout["hardware"]) == list(plan["hardware"]) and list(readout["pods"]) == list(plan["pods"])
     assert list(readout["lru (%)"]) == list(plan["token hit ratio (%)"])
     chart = policy_chart(at)
-    # NOTE: LFU, on lazy heaps, is sampled on this trace's 288,500 accesses; ARC's exact sweep is quick
+    # NOTE: the oracle, on lazy heaps, is sampled on this trace's 288,500 accesses; ARC's exact sweep is quick
     assert [t["name"] for t in chart["data"]] == [
         "lru (exact)",
-        "lfu (sampled 5%, measured ±0.09)",
-        "lfu: exact replay at each plan",
+        "oracle (sampled 5%, measured ±0.14)",
+        "oracle: exact replay at each plan",
         "arc (exact)",
         "arc: exact replay at each plan",
     ]
     exact_marks = chart["data"][2]
-    assert [round(y, 1) for y in exact_marks["y"]] == list(readout["lfu (%)"])  # × where the table is
+    assert [round(y, 1) for y in exact_marks["y"]] == list(readout["oracle (%)"])  # × where the table is
     assert len(chart["layout"]["shapes"]) == len(plan)  # each option's pooled capacity marked
     (note,) = [c.value for c in at.caption if "Curves marked sampled are approximate" in c.value]
     assert (
-        "lfu ±0.09" in note
+        "oracle ±0.14" in note
         and "arc" not in note
         and "against exact replays at the capacities marked ×" in note
     )
     assert any(
-        "--trace conv --target hit=0.3" in c.value and "--policies lfu arc`" in c.value for c in at.caption
+        "--trace conv --target hit=0.3" in c.value and "--policies oracle arc`" in c.value for c in at.caption
     )
     exports = [b.proto.id for b in at.get("download_button")]
     assert [i.rsplit("-", 1)[-1] for i in exports] == ["planner_export_html", "planner_policy_export_html"]
@@ -153,13 +153,13 @@ def test_chosen_policies_get_exact_readouts_and_curves_and_stay_in_the_url(monke
 
 def test_the_exact_curves_switch_draws_exact_curves_and_keeps_the_table(monkeypatch, conversation_db):
     monkeypatch.setenv("KVSCOPE_DB", str(conversation_db))
-    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["lfu"]}
+    query = {"planner_trace": "conv", "planner_hit": "0.3", "planner_policies": ["oracle"]}
     sampled = app_at(PAGE, 120, query)
     exact = app_at(PAGE, 120, query | {"planner_exact_curves": "true"})
     for at in (sampled, exact):
         assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
     assert exact.toggle(key="planner_exact_curves").value
-    assert policy_chart(sampled)["data"][1]["name"] == "lfu (sampled 5%, measured ±0.09)"
-    assert policy_chart(exact)["data"][1]["name"] == "lfu (exact)"
+    assert policy_chart(sampled)["data"][1]["name"] == "oracle (sampled 5%, measured ±0.14)"
+    assert policy_chart(exact)["data"][1]["name"] == "oracle (exact)"
     pd.testing.assert_frame_equal(sampled.dataframe[1].value, exact.dataframe[1].value)  # exact either way
     assert not any("Curves marked sampled" in c.value for c in exact.caption)

@@ -95,32 +95,32 @@ def test_a_shared_url_restores_every_scenario(monkeypatch, db):
         "whatif_trace": "stored:conv",
         "whatif_n": "3",
         "whatif_s1_pods": "4",
-        "whatif_s2_policy": "lfu",
+        "whatif_s2_policy": "oracle",
         "whatif_s3_cpu": "9000",
         "whatif_s3_wprefix": "5.0",
     }
     at = open_page(monkeypatch, db, query)
     assert at.number_input(key="whatif_s1_pods").value == 4
-    assert at.selectbox(key="whatif_s2_policy").value == "lfu"
+    assert at.selectbox(key="whatif_s2_policy").value == "oracle"
     assert at.number_input(key="whatif_s3_wprefix").value == 5.0
     clusters = list(table(at)["cluster"])
-    assert clusters[0].startswith("4 pods") and "lfu" in clusters[1] and "CPU 9,000" in clusters[2]
+    assert clusters[0].startswith("4 pods") and "oracle" in clusters[1] and "CPU 9,000" in clusters[2]
     assert "--scorer-weights 2,2,5" in at.code[0].value
-    # NOTE: S2's policy gets its own curve beside LRU's, sampled on this trace (LFU replays on lazy
-    # heaps) and labelled so
+    # NOTE: S2's policy gets its own curve beside LRU's, sampled on this trace (the oracle replays on
+    # lazy heaps) and labelled so
     mrc = miss_ratio_chart(at)
     names = [t.get("name") for t in mrc["data"]]
-    assert names[:2] == ["lru (exact): one cache of that capacity", "lfu (sampled 5%, measured ±0.09)"]
+    assert names[:2] == ["lru (exact): one cache of that capacity", "oracle (sampled 5%, measured ±0.14)"]
     assert mrc["data"][1]["line"]["dash"] == "dash"
     # NOTE: and checked by an exact replay at each scenario's HBM over all pods, marked ×
     checked = mrc["data"][2]
-    assert checked["name"] == "lfu: exact replay there" and checked["marker"]["symbol"] == "x"
+    assert checked["name"] == "oracle: exact replay there" and checked["marker"]["symbol"] == "x"
     hbm_over_pods = {
         int(c.split(" pods")[0]) * int(c.split("HBM ")[1].split()[0].replace(",", "")) for c in clusters
     }
     assert sorted(checked["x"]) == sorted(hbm_over_pods)
     (note,) = [c.value for c in at.caption if c.value.startswith("Curves marked sampled are approximate")]
-    assert "against exact replays at the capacities marked ×, the curves are off by at most: lfu" in note
+    assert "against exact replays at the capacities marked ×, the curves are off by at most: oracle" in note
 
 
 def test_the_exact_curves_switch_draws_each_other_policys_exact_sweep(monkeypatch, db):
