@@ -168,10 +168,15 @@ def test_spot_checks_replay_each_sampled_curve_at_each_marked_capacity_and_the_n
     exact_curve = approximate_curve(conversation, "fifo", caps)
     marked = [int(caps[2]), int(caps[4]), int(caps[2])]
     checks = spot_checks(conversation, [sampled, exact_curve], marked)
-    assert [(c.policy, c.capacity_blocks) for c in checks] == [("oracle", int(caps[2])), ("oracle", int(caps[4]))]
+    assert [(c.policy, c.capacity_blocks) for c in checks] == [
+        ("oracle", int(caps[2])),
+        ("oracle", int(caps[4])),
+    ]
     for check in checks:
         swept = policy_mrc(conversation, "oracle", np.array([check.capacity_blocks])).token_hit_ratio[0]
-        assert check.exact == swept == exact_token_hit_ratios(conversation, "oracle", [check.capacity_blocks])[0]
+        assert (
+            check.exact == swept == exact_token_hit_ratios(conversation, "oracle", [check.capacity_blocks])[0]
+        )
         assert check.curve == token_hit_at(sampled.curve, check.capacity_blocks)
         assert check.error == abs(check.curve - check.exact) <= sampled.max_abs_error
     worst = max(checks, key=lambda c: c.error)
