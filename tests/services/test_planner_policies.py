@@ -46,9 +46,8 @@ def test_another_policys_figure_is_the_exact_sweep_at_that_capacity(planned):
 
 def test_a_sampled_curve_is_checked_against_the_readouts_once_per_capacity(planned):
     trace, _, rows = planned
-    sampled = planner_policies.planner_curve(
-        trace, "oracle"
-    )  # NOTE: a policy on heaps: sampled on this trace
+    # NOTE: a policy on heaps: sampled on this trace
+    sampled = planner_policies.planner_curve(trace, "oracle")
     exact = planner_policies.planner_curve(trace, "arc")
     checks = planner_policies.curve_checks(rows, [sampled, exact])
     assert not sampled.is_exact and exact.is_exact  # an exact curve needs no check
