@@ -1,27 +1,37 @@
-"""Sampled curves of the policies on lazy heaps (learned, the oracle, LFU) on the 100M-access scale
-trace against their exact sweeps (issue 16, item 5).
+"""Sampled curves of the policies on lazy heaps (learned, the oracle) on the 100M-access scale trace
+against their exact sweeps, and LFU's exact curve against the heap's sweep it replaced (issue 16, item 5).
 
 Their own module, as their exact sweeps take most of half an hour on 2 cores (learned about 14
-minutes, the oracle 9, LFU 8): `python -m bench.run bench_curves`. S3-FIFO's and ARC's rows, whose
-sweeps take half a minute, are bench_replay's, beside FIFO's exact curve in passes.
+minutes, the oracle 9, LFU's through the heap 4-8): `python -m bench.run bench_curves`. S3-FIFO's
+and ARC's rows, whose sweeps take half a minute, are bench_replay's, beside FIFO's exact curve in
+passes and LFU's on the conversation trace.
 """
 
 from __future__ import annotations
 
-from bench.bench_replay import bench_sampled_mrc
+from bench.bench_replay import bench_lfu_exact, bench_sampled_mrc
 from bench.run import Result
 from bench.scale import SCALE_SAMPLED_COMMAND, scale_trace
 
-POLICIES = ("learned", "oracle", "lfu")
+POLICIES = ("learned", "oracle")
+SCALE_LFU_COMMAND = "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --policy lfu --json"
 
 
 def run() -> list[Result]:
-    """One row per policy: the sampled curve's time (median of 3) against one exact sweep, and its
-    worst error over seeds 0-2 at every point of the default grid."""
+    """One row per sampled policy: the sampled curve's time (median of 3) against one exact sweep, and
+    its worst error over seeds 0-2 at every point of the default grid; then LFU's exact curve (median
+    of 3) against one sweep through the heap."""
     trace = scale_trace()
     return [
-        bench_sampled_mrc(
-            trace, policy, ", 100M-access scale trace", SCALE_SAMPLED_COMMAND.format(policy=policy), (3, 1)
-        )
-        for policy in POLICIES
+        *(
+            bench_sampled_mrc(
+                trace,
+                policy,
+                ", 100M-access scale trace",
+                SCALE_SAMPLED_COMMAND.format(policy=policy),
+                (3, 1),
+            )
+            for policy in POLICIES
+        ),
+        bench_lfu_exact(trace, ", 100M-access scale trace", SCALE_LFU_COMMAND, (3, 1)),
     ]

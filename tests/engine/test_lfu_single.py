@@ -10,28 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from dashboard.core.config import SAMPLE_TRACE
 from dashboard.core.types import Trace
 from dashboard.engine.mrc import default_capacities
-from dashboard.engine.policies import POLICIES
 from dashboard.engine.policies.lfu import replay_lfu_single
 from dashboard.engine.readers import read_trace
 from dashboard.engine.readers.mooncake import read_mooncake
-from dashboard.engine.replay import _block_info, _state, replay_single_cache
-from dashboard.engine.single_cache import replay_policy_single
+from dashboard.engine.replay import replay_single_cache
 from tests.engine.gen import chained_traces, trace_from_paths
-
-
-def heap_replay(trace: Trace, capacity: int) -> np.ndarray:
-    """The prefix hits of one LFU cache through the single-cache kernel and its lazy heap."""
-    hits = np.zeros(trace.num_requests, np.int32)
-    replay_policy_single(
-        trace.offsets,
-        trace.block_ids,
-        np.zeros(0, np.int64),
-        _state(trace, [capacity], ["lfu"]),
-        _block_info(trace, False),
-        POLICIES["lfu"].policy_id,
-        hits,
-    )
-    return hits
+from tests.engine.heap_lfu import heap_replay
 
 
 def fast_replay(trace: Trace, capacity: int) -> np.ndarray:
