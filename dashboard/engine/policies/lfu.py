@@ -16,7 +16,7 @@ queued (resident iff past the queue's floor, the latest stamp evicted); or its s
 block kept from the queue leaves a hole in it, so an eviction moves the floor on to the next stamp
 that is no hole: a flag per stamp in a ring of 2C + 2 (past the floor are at most C queued stamps
 and C kept ones). One number per block and O(1) amortized per access, where the heap's replay
-pushes an entry per touch: 15-25× faster on the 100M-access scale trace, the same hits
+pushes an entry per touch: 12-26× faster a replay of the 100M-access scale trace, the same hits
 (tests/engine/test_lfu_single.py).
 """
 
