@@ -9,9 +9,9 @@ passes and LFU's on the conversation trace.
 
 from __future__ import annotations
 
-from bench.bench_replay import bench_lfu_exact, bench_sampled_mrc
+from bench.bench_replay import bench_lfu_exact, scale_sampled_rows
 from bench.run import Result
-from bench.scale import SCALE_SAMPLED_COMMAND, scale_trace
+from bench.scale import scale_trace
 
 POLICIES = ("learned", "oracle")
 SCALE_LFU_COMMAND = "kvscope mrc chat-scale-s0-100000000-v1.jsonl --block-tokens 16 --policy lfu --json"
@@ -23,15 +23,6 @@ def run() -> list[Result]:
     of 3) against one sweep through the heap."""
     trace = scale_trace()
     return [
-        *(
-            bench_sampled_mrc(
-                trace,
-                policy,
-                ", 100M-access scale trace",
-                SCALE_SAMPLED_COMMAND.format(policy=policy),
-                (3, 1),
-            )
-            for policy in POLICIES
-        ),
+        *scale_sampled_rows(trace, POLICIES),
         bench_lfu_exact(trace, ", 100M-access scale trace", SCALE_LFU_COMMAND, (3, 1)),
     ]

@@ -162,21 +162,22 @@ def bench_sampled_mrc(
     )
 
 
+def scale_sampled_rows(trace: Trace, policies: tuple[str, ...]) -> list[Result]:
+    """bench_sampled_mrc of each policy on the 100M-access scale trace: 3 sampled runs, 1 exact sweep."""
+    return [
+        bench_sampled_mrc(
+            trace, policy, ", 100M-access scale trace", SCALE_SAMPLED_COMMAND.format(policy=policy), (3, 1)
+        )
+        for policy in policies
+    ]
+
+
 def bench_scale_sampled_mrc() -> list[Result]:
     """The sampled curves on the 100M-access scale trace: S3-FIFO and ARC, whose capacities near the
     trunk the windows replay; and FIFO's exact curve in passes, which replaced its sampled one."""
     trace = scale_trace()
     return [
-        *(
-            bench_sampled_mrc(
-                trace,
-                policy,
-                ", 100M-access scale trace",
-                SCALE_SAMPLED_COMMAND.format(policy=policy),
-                (3, 1),
-            )
-            for policy in ("s3fifo", "arc")
-        ),
+        *scale_sampled_rows(trace, ("s3fifo", "arc")),
         bench_fifo_passes(trace, ", 100M-access scale trace", SCALE_FIFO_COMMAND, repeats=3),
     ]
 

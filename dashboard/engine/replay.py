@@ -157,30 +157,37 @@ def replay_single_cache(
     if policy == "lfu" and trace.num_block_accesses < lfu.KEPT:
         return lfu.replay_lfu_single(trace.offsets, trace.block_ids, trace.num_blocks, int(capacity_blocks))
     if info.policy_id in single_cache.POLICY_IDS:
-        st = _state(trace, [int(capacity_blocks)], [policy])
-        next_use = (
-            next_use_of_accesses(trace.offsets, trace.block_ids, trace.num_blocks)
-            if info.reads_block_keys
-            else np.zeros(0, np.int64)
-        )
-        hits = np.zeros(trace.num_requests, np.int32)
-        single_cache.replay_policy_single(
-            trace.offsets,
-            trace.block_ids,
-            next_use,
-            st,
-            _block_info(trace, info.reads_block_keys),
-            info.policy_id,
-            hits,
-        )
-        give_back(st)
-        return hits
+        return replay_in_single_kernel(trace, int(capacity_blocks), policy)
     config = ClusterConfig(
         num_pods=1,
         tiers=(TierConfig("gpu", int(capacity_blocks), policy),),
         router=RouterConfig("round_robin"),
     )
     return simulate(trace, config, learned=learned).hit_blocks[:, 0].copy()
+
+
+def replay_in_single_kernel(trace: Trace, capacity_blocks: int, policy: str) -> np.ndarray:
+    """replay_single_cache through single_cache.py's kernel (each policy's own lists or heap), for a
+    policy it runs (else ValueError), even where replay_single_cache has a faster path (LFU's)."""
+    info = policy_info(policy)
+    st = _state(trace, [capacity_blocks], [policy])
+    next_use = (
+        next_use_of_accesses(trace.offsets, trace.block_ids, trace.num_blocks)
+        if info.reads_block_keys
+        else np.zeros(0, np.int64)
+    )
+    hits = np.zeros(trace.num_requests, np.int32)
+    single_cache.replay_policy_single(
+        trace.offsets,
+        trace.block_ids,
+        next_use,
+        st,
+        _block_info(trace, info.reads_block_keys),
+        info.policy_id,
+        hits,
+    )
+    give_back(st)
+    return hits
 
 
 def _check_config(config: ClusterConfig) -> list[int]:

@@ -11,8 +11,8 @@ import pytest
 from dashboard.core.types import ClusterConfig, RouterConfig, TierConfig, Trace
 from dashboard.engine.policies import POLICIES
 from dashboard.engine.readers.mooncake import read_mooncake
-from dashboard.engine.replay import _block_info, _state, replay_single_cache, simulate
-from dashboard.engine.single_cache import POLICY_IDS, replay_policy_single
+from dashboard.engine.replay import replay_in_single_kernel, replay_single_cache, simulate
+from dashboard.engine.single_cache import POLICY_IDS
 
 KERNEL_POLICIES = [p.name for p in POLICIES.values() if p.policy_id in POLICY_IDS]
 
@@ -37,21 +37,12 @@ def test_the_kernel_hits_what_one_pod_of_the_cluster_kernel_hits(trace: Trace, p
         config = ClusterConfig(
             num_pods=1, tiers=(TierConfig("gpu", capacity, policy),), router=RouterConfig()
         )
-        np.testing.assert_array_equal(
-            replay_single_cache(trace, capacity, policy), simulate(trace, config).hit_blocks[:, 0]
-        )
+        cluster = simulate(trace, config).hit_blocks[:, 0]
+        np.testing.assert_array_equal(replay_in_single_kernel(trace, capacity, policy), cluster)
+        # NOTE: and replay_single_cache's own path where it has one (LFU's, without the heap)
+        np.testing.assert_array_equal(replay_single_cache(trace, capacity, policy), cluster)
 
 
 def test_a_policy_the_kernel_does_not_run_is_refused(trace: Trace) -> None:
-    st = _state(trace, [10], ["learned"])
-    hits = np.zeros(trace.num_requests, np.int32)
     with pytest.raises(ValueError, match="policy not run by this kernel"):
-        replay_policy_single(
-            trace.offsets,
-            trace.block_ids,
-            np.zeros(0, np.int64),
-            st,
-            _block_info(trace, False),
-            POLICIES["learned"].policy_id,
-            hits,
-        )
+        replay_in_single_kernel(trace, 10, "learned")
