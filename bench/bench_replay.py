@@ -34,7 +34,7 @@ from bench.scale import (
     scale_trace,
 )
 from bench.scale import child as scale_child
-from dashboard.core.types import UNKNOWN, ClusterConfig, RouterConfig, TierConfig, Trace
+from dashboard.core.types import UNKNOWN, ClusterConfig, MissRatioCurve, RouterConfig, TierConfig, Trace
 from dashboard.engine import mrc_fifo
 from dashboard.engine.capacity import space_reduction_vs_lru
 from dashboard.engine.mrc import curve_from_hits, default_capacities, lru_mrc, policy_mrc, replay_each
@@ -182,16 +182,21 @@ def bench_scale_sampled_mrc() -> list[Result]:
     ]
 
 
+def same_curve(a: MissRatioCurve, b: MissRatioCurve) -> bool:
+    """Whether two curves hold the same block and token hit ratios at every point, bit for bit."""
+    return (
+        a.block_hit_ratio.tolist() == b.block_hit_ratio.tolist()
+        and a.token_hit_ratio.tolist() == b.token_hit_ratio.tolist()
+    )
+
+
 def bench_fifo_passes(trace: Trace, where: str = "", command: str = "", repeats: int = 5) -> Result:
     """FIFO's exact curve in passes over groups of capacities (mrc_fifo.py) against the sweep it
     replaced, one FIFO replay per capacity (both on a thread per core), timed alternately."""
     caps = default_capacities(trace.num_blocks)
     passes = policy_mrc(trace, "fifo", caps)
     swept = curve_from_hits(trace, caps, replay_each(trace, caps, "fifo"))
-    same = (
-        passes.block_hit_ratio.tolist() == swept.block_hit_ratio.tolist()
-        and passes.token_hit_ratio.tolist() == swept.token_hit_ratio.tolist()
-    )
+    same = same_curve(passes, swept)
     passes_s, sweep_s = interleaved_medians(
         lambda: policy_mrc(trace, "fifo", caps), lambda: replay_each(trace, caps, "fifo"), repeats
     )
@@ -231,10 +236,7 @@ def bench_lfu_exact(
     caps = default_capacities(trace.num_blocks)
     curve = policy_mrc(trace, "lfu", caps)
     swept = curve_from_hits(trace, caps, heap_sweep(trace, caps))
-    same = (
-        curve.block_hit_ratio.tolist() == swept.block_hit_ratio.tolist()
-        and curve.token_hit_ratio.tolist() == swept.token_hit_ratio.tolist()
-    )
+    same = same_curve(curve, swept)
     if repeats[1] > 1:
         curve_s, sweep_s = interleaved_medians(
             lambda: policy_mrc(trace, "lfu", caps), lambda: heap_sweep(trace, caps), repeats[0]
