@@ -31,10 +31,11 @@ from numba import njit
 
 from dashboard.core.config import usable_cores
 from dashboard.core.types import Trace
+from dashboard.engine.fifo_lanes import LANES, NEVER, lanes_begin, lanes_end, lanes_new, lanes_visit
 
-# NOTE: 32 capacities to a row (two cache lines): a default 55-point curve is two passes, one per
-# core; 16 took 0.7 s a pass at 100M accesses and 64 took 2.4 s against 32's 1.1 s (docs/whatif.md)
-LANES = 32
+# NOTE: LANES is 32 capacities to a row (two cache lines): a default 55-point curve is two passes, one
+# per core. With their state in registers (fifo_lanes.py) a pass at 100M accesses took 0.71 s at 16
+# capacities, 0.87 s at 32, 1.08 s at 48 and 1.27 s at 64; the 55 capacities 1.28, 0.86, 1.09 and 1.31 s
 # NOTE: the rows held at once, all threads together; past it (a trace holding millions of blocks
 # between their first and last reads) the curve falls back to a replay per capacity
 TABLE_BYTES = 1 << 30
@@ -43,7 +44,6 @@ STAMP_BYTES = 4  # int32
 # lent to blocks miss the caches, and a loop of lookups alone overlaps them (a pass at 100M accesses
 # took 3.2 s looking each up as it was visited, 1.6 s in chunks)
 CHUNK_ACCESSES = 1 << 15
-_NEVER = -(1 << 30)  # a stamp below every cache's oldest insertion: never inserted
 # NOTE: stamps and access numbers are int32: insertions (at most the accesses) and capacities must stay below this
 MAX_STAMP = (1 << 31) - 1
 _SCRATCH = 0  # the row of blocks read once: written, never read
@@ -60,7 +60,7 @@ class FifoHits(NamedTuple):
 
 def fits(trace: Trace) -> bool:
     """Whether int32 stamps can number every insertion of the trace at every capacity."""
-    return trace.num_blocks < -_NEVER and trace.num_block_accesses + trace.num_blocks < MAX_STAMP
+    return trace.num_blocks < -NEVER and trace.num_block_accesses + trace.num_blocks < MAX_STAMP
 
 
 def fifo_hits(
@@ -127,19 +127,16 @@ def _fifo_pass(
     """(prefix-hit blocks, tokens, rows used) of one FIFO cache per capacity in caps (LANES of them,
     int32, each ≤ the blocks), requests in chunks of about CHUNK_ACCESSES: their rows assigned, then
     visited. Rows used -1: the blocks held at once needed over max_rows (the scratch row counts)."""
+    if caps.shape[0] != LANES:
+        raise ValueError("a FIFO pass takes LANES capacities")  # NOTE: lanes_new reads that many
     row_of = np.full(last.shape[0], -1, np.int32)
     free = np.empty(CHUNK_ACCESSES, np.int32)
     counts = np.array([0, _SCRATCH + 1])  # rows free, rows used
     stamps = np.empty((CHUNK_ACCESSES, LANES), np.int32)
     codes = np.empty(CHUNK_ACCESSES, np.int32)
-    # per capacity: 0 floor (insertions so far − C: resident iff stamp > floor), 1 top (floor + C, the
-    # next insertion's stamp), 2 and 3 floor and top when the request began, 4 its prefix hit so far
-    lanes = np.empty((5, LANES), np.int32)
-    for c in range(LANES):
-        lanes[0, c] = -caps[c]
-        lanes[1, c] = 0
     block_hits = np.zeros(LANES, np.int64)
     token_hits = np.zeros(LANES, np.int64)
+    lanes = lanes_new(caps)
     num_requests = offsets.shape[0] - 1
     first = 0
     while first < num_requests:
@@ -203,31 +200,14 @@ def _lend_rows(offsets, block_ids, last, first, stop, row_of, free, counts, code
 def _visit(
     offsets, input_tokens, block_tokens, first, stop, codes, stamps, lanes, block_hits, token_hits
 ) -> None:
-    """Requests first..stop-1 through every capacity's stamps, adding their prefix hits."""
+    """Requests first..stop-1 through every capacity's stamps (lanes: fifo_lanes' state), adding their prefix hits."""
     base = offsets[first]
     for r in range(first, stop):
         lo = offsets[r]
-        n = np.int32(offsets[r + 1] - lo)
-        for c in range(LANES):
-            lanes[2, c] = lanes[0, c]
-            lanes[3, c] = lanes[1, c]
-            lanes[4, c] = n
+        n = offsets[r + 1] - lo
+        lanes_begin(lanes, n)
         for j in range(n - 1, -1, -1):
             code = codes[lo + j - base]
             is_new = code < 0
-            row = stamps[-code - 1 if is_new else code]
-            at = np.int32(j)
-            # NOTE: branch-free over the capacities (int32 throughout), so the loop runs in vector registers
-            for c in range(LANES):
-                stamp = _NEVER if is_new else row[c]
-                # NOTE: resident before the request: inserted, but not by this request (a block may repeat)
-                before = (stamp > lanes[2, c]) & (stamp <= lanes[3, c])
-                lanes[4, c] = lanes[4, c] if before else at
-                absent = stamp <= lanes[0, c]
-                lanes[0, c] += np.int32(absent)
-                lanes[1, c] += np.int32(absent)
-                row[c] = lanes[1, c] if absent else stamp
-        prompt = input_tokens[r]
-        for c in range(LANES):
-            block_hits[c] += lanes[4, c]
-            token_hits[c] += min(np.int64(lanes[4, c]) * block_tokens, prompt)
+            lanes_visit(lanes, stamps, -code - 1 if is_new else code, is_new, j)
+        lanes_end(lanes, block_hits, token_hits, block_tokens, input_tokens[r])

@@ -159,9 +159,9 @@ def is_warm() -> bool:
 
 
 def kernel_sources() -> list[Path]:
-    """Every source file that holds a numba kernel (only these can go stale inside another's cache)."""
+    """Every source file that holds a numba kernel or intrinsic (only these can go stale inside another's cache)."""
     files = [*(PACKAGE / "engine").rglob("*.py"), *(PACKAGE / "ingest").rglob("*.py")]
-    return sorted(p for p in files if "@njit" in p.read_text())
+    return sorted(p for p in files if "@njit" in (text := p.read_text()) or "@intrinsic" in text)
 
 
 def purge_stale_kernels() -> int:

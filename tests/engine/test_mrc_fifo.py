@@ -110,6 +110,22 @@ def test_a_request_longer_than_a_chunk_of_accesses_is_visited_whole():
     assert_same(policy_mrc(trace, "fifo", caps), replayed(trace, caps))
 
 
+def test_a_pass_refuses_other_than_lanes_capacities():
+    # NOTE: its vector state loads LANES capacities at once; fewer would read past the array
+    trace = trace_from_paths([[0, 1], [0, 1]])
+    last = mrc_fifo._last_reads(trace.block_ids, trace.num_blocks)
+    with pytest.raises(ValueError, match="LANES capacities"):
+        mrc_fifo._fifo_pass(
+            trace.offsets,
+            trace.block_ids,
+            trace.input_tokens,
+            trace.block_tokens,
+            last,
+            np.ones(5, np.int32),
+            8,
+        )
+
+
 def test_a_trace_past_the_stamps_range_is_replayed_per_capacity(monkeypatch, mooncake_synthetic):
     trace = read_mooncake(mooncake_synthetic)
     caps = default_capacities(trace.num_blocks, 8)

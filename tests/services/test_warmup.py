@@ -146,3 +146,9 @@ def test_a_cold_warmup_deletes_this_package_s_kernels_cached_before_its_sources_
     os.utime(theirs, (0, 0))
     assert warmup.purge_stale_kernels() == 1
     assert not stale.exists() and fresh.exists() and theirs.exists()
+
+
+def test_a_file_of_intrinsics_counts_as_a_kernel_source() -> None:
+    # fifo_lanes.py holds no @njit of its own, but its intrinsics are compiled into mrc_fifo's
+    # kernels: changing it must stale their cache (LANES changed there alone once loaded 32-lane code)
+    assert warmup.PACKAGE / "engine" / "fifo_lanes.py" in warmup.kernel_sources()
