@@ -128,14 +128,21 @@ def bench_sampled_mrc(
     policy: str = "s3fifo",
     where: str = "",
     command: str = "",
-    repeats: tuple[int, int] = (5, 3),
+    repeats: tuple[int, int] = (5, 5),
 ) -> Result:
     """Sampled (miniature-simulation) curve of a non-LRU policy vs its exact sweep on the same grid;
-    repeats: (sampled runs, exact runs), each a median; the error is the worst over seeds 0-2."""
+    repeats: (sampled runs, exact runs), each a median, run alternately when they are as many (the
+    machine's load then weighs on both alike); the error is the worst over seeds 0-2."""
     caps = default_capacities(trace.num_blocks)
     exact = policy_mrc(trace, policy, caps)
-    exact_s = timed_median(lambda: policy_mrc(trace, policy, caps), repeats=repeats[1])
-    sampled_s = timed_median(lambda: sampled_policy_mrc(trace, policy, caps), repeats=repeats[0])
+    sample, sweep = (
+        (lambda: sampled_policy_mrc(trace, policy, caps)),
+        (lambda: policy_mrc(trace, policy, caps)),
+    )
+    if repeats[0] == repeats[1]:
+        sampled_s, exact_s = interleaved_medians(sample, sweep, repeats[0])
+    else:
+        exact_s, sampled_s = timed_median(sweep, repeats=repeats[1]), timed_median(sample, repeats=repeats[0])
     error = 0.0
     for seed in range(3):
         sampled = sampled_policy_mrc(trace, policy, caps, seed=seed)
@@ -158,15 +165,20 @@ def bench_sampled_mrc(
         f"0-2), stated bound {sampled.label()}; {sampled.num_requests_sampled:,} of {trace.num_requests:,} "
         f"requests replayed (seed 2); {sampled.raised_capacities} capacities near the trunk at a raised "
         f"rate, {sampled.windowed_capacities} over windows of time; medians of {repeats[0]} sampled and "
-        f"{repeats[1]} exact runs",
+        f"{repeats[1]} exact runs{', alternating' if repeats[0] == repeats[1] else ''}",
     )
 
 
-def scale_sampled_rows(trace: Trace, policies: tuple[str, ...]) -> list[Result]:
-    """bench_sampled_mrc of each policy on the 100M-access scale trace: 3 sampled runs, 1 exact sweep."""
+def scale_sampled_rows(trace: Trace, policies: tuple[str, ...], exact_runs: int = 1) -> list[Result]:
+    """bench_sampled_mrc of each policy on the 100M-access scale trace: 3 sampled runs, exact_runs
+    exact sweeps (3: alternately with the sampled runs)."""
     return [
         bench_sampled_mrc(
-            trace, policy, ", 100M-access scale trace", SCALE_SAMPLED_COMMAND.format(policy=policy), (3, 1)
+            trace,
+            policy,
+            ", 100M-access scale trace",
+            SCALE_SAMPLED_COMMAND.format(policy=policy),
+            (3, exact_runs),
         )
         for policy in policies
     ]
@@ -177,7 +189,7 @@ def bench_scale_sampled_mrc() -> list[Result]:
     trunk the windows replay; and FIFO's exact curve in passes, which replaced its sampled one."""
     trace = scale_trace()
     return [
-        *scale_sampled_rows(trace, ("s3fifo", "arc")),
+        *scale_sampled_rows(trace, ("s3fifo", "arc"), exact_runs=3),
         bench_fifo_passes(trace, ", 100M-access scale trace", SCALE_FIFO_COMMAND, repeats=3),
     ]
 
