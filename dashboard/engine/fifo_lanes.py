@@ -4,7 +4,7 @@ At each access a pass reads and updates every capacity's floor and the request's
 numpy loops over the capacities that state lived in an array: a store to a stamp row may alias
 it, so LLVM loaded and stored it again at every access. These intrinsics keep it in a stack slot
 of <16 x i32> vectors that only they touch at fixed offsets, which LLVM promotes to registers: a
-pass at 100M accesses took 0.83 s, not 1.30 s, with the same hits (docs/whatif.md).
+pass at 100M accesses takes 0.80-0.87 s, not 1.24-1.30 s, with the same hits (docs/whatif.md).
 
 The state per capacity: its floor (insertions so far − C: a block is resident iff its stamp is
 above it), the floor when the request began, the request's prefix hit so far, and C. A CPU
