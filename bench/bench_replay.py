@@ -23,7 +23,15 @@ from statistics import median
 
 import numpy as np
 
-from bench.run import ROOT, Result, interleaved_medians, peak_rss_kib, timed_median
+from bench.run import (
+    ROOT,
+    Result,
+    interleaved_medians,
+    medians_note,
+    paired_medians,
+    peak_rss_kib,
+    timed_median,
+)
 from bench.scale import (
     SCALE_FIFO_COMMAND,
     SCALE_SAMPLED_COMMAND,
@@ -131,18 +139,13 @@ def bench_sampled_mrc(
     repeats: tuple[int, int] = (5, 5),
 ) -> Result:
     """Sampled (miniature-simulation) curve of a non-LRU policy vs its exact sweep on the same grid;
-    repeats: (sampled runs, exact runs), each a median, run alternately when they are as many (the
-    machine's load then weighs on both alike); the error is the worst over seeds 0-2."""
+    repeats: (sampled runs, exact runs), as paired_medians takes them; the error is the worst over
+    seeds 0-2."""
     caps = default_capacities(trace.num_blocks)
     exact = policy_mrc(trace, policy, caps)
-    sample, sweep = (
-        (lambda: sampled_policy_mrc(trace, policy, caps)),
-        (lambda: policy_mrc(trace, policy, caps)),
+    sampled_s, exact_s = paired_medians(
+        lambda: sampled_policy_mrc(trace, policy, caps), lambda: policy_mrc(trace, policy, caps), repeats
     )
-    if repeats[0] == repeats[1]:
-        sampled_s, exact_s = interleaved_medians(sample, sweep, repeats[0])
-    else:
-        exact_s, sampled_s = timed_median(sweep, repeats=repeats[1]), timed_median(sample, repeats=repeats[0])
     error = 0.0
     for seed in range(3):
         sampled = sampled_policy_mrc(trace, policy, caps, seed=seed)
@@ -164,8 +167,7 @@ def bench_sampled_mrc(
         f"{speedup:.1f}× faster; max abs error {error:.4f} (block and token hit ratio, every point, seeds "
         f"0-2), stated bound {sampled.label()}; {sampled.num_requests_sampled:,} of {trace.num_requests:,} "
         f"requests replayed (seed 2); {sampled.raised_capacities} capacities near the trunk at a raised "
-        f"rate, {sampled.windowed_capacities} over windows of time; medians of {repeats[0]} sampled and "
-        f"{repeats[1]} exact runs{', alternating' if repeats[0] == repeats[1] else ''}",
+        f"rate, {sampled.windowed_capacities} over windows of time; {medians_note(repeats, 'sampled', 'exact runs')}",
     )
 
 
@@ -242,20 +244,16 @@ def bench_lfu_exact(
 ) -> Result:
     """LFU's exact curve, a heap-free replay per capacity (policies/lfu.py), against the sweep it replaced:
     the same replays through the single-cache kernel's lazy heap (both on a thread per core).
-    repeats: (curve runs, sweep runs), each a median; alternating when both are over one."""
+    repeats: (curve runs, sweep runs), as paired_medians takes them."""
     from tests.engine.heap_lfu import heap_sweep  # NOTE: here, so the children never import tests
 
     caps = default_capacities(trace.num_blocks)
     curve = policy_mrc(trace, "lfu", caps)
     swept = curve_from_hits(trace, caps, heap_sweep(trace, caps))
     same = same_curve(curve, swept)
-    if repeats[1] > 1:
-        curve_s, sweep_s = interleaved_medians(
-            lambda: policy_mrc(trace, "lfu", caps), lambda: heap_sweep(trace, caps), repeats[0]
-        )
-    else:  # NOTE: at 100M accesses the heap's sweep takes minutes: timed once
-        curve_s = timed_median(lambda: policy_mrc(trace, "lfu", caps), repeats=repeats[0])
-        sweep_s = timed_median(lambda: heap_sweep(trace, caps), repeats=1)
+    curve_s, sweep_s = paired_medians(
+        lambda: policy_mrc(trace, "lfu", caps), lambda: heap_sweep(trace, caps), repeats
+    )
     speedup = sweep_s / curve_s
     return Result(
         f"exact LFU MRC, heap-free replays ({caps.size} capacities){where}",
@@ -272,8 +270,7 @@ def bench_lfu_exact(
             if same
             else "hits DIFFER from the heap's"
         )
-        + f"; medians of {repeats[0]} curves and {repeats[1]} sweep{'s' if repeats[1] > 1 else ''}"
-        + (", alternating" if repeats[1] > 1 else ""),
+        + f"; {medians_note(repeats, 'curves', 'sweeps' if repeats[1] > 1 else 'sweep')}",
     )
 
 

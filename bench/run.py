@@ -59,6 +59,21 @@ def interleaved_medians(fn, baseline, repeats: int = 5) -> tuple[float, float]:
     return median(p[0] for p in pairs), median(p[1] for p in pairs)
 
 
+def paired_medians(fn, baseline, repeats: tuple[int, int]) -> tuple[float, float]:
+    """Median wall seconds of fn() over repeats[0] runs and of baseline() over repeats[1]: alternately
+    when they run as often (the machine's load then weighs on both alike), else each in a row (a
+    baseline that takes minutes runs once)."""
+    if repeats[0] == repeats[1]:
+        return interleaved_medians(fn, baseline, repeats[0])
+    return timed_median(fn, repeats[0]), timed_median(baseline, repeats[1])
+
+
+def medians_note(repeats: tuple[int, int], what: str, baseline: str) -> str:
+    """'medians of 3 curves and 1 sweep', with ', alternating' where paired_medians alternated them."""
+    runs = f"medians of {repeats[0]} {what} and {repeats[1]} {baseline}"
+    return runs + (", alternating" if repeats[0] == repeats[1] else "")
+
+
 def peak_rss_kib() -> int:
     """This process's own peak resident set (VmHWM, KiB).
 

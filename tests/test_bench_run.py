@@ -1,4 +1,4 @@
-"""`python -m bench.run`: which modules it runs, its one-line refusal, and how a partial rerun merges."""
+"""`python -m bench.run`: which modules it runs, its one-line refusal, how a partial rerun merges, and its timing helpers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.run import Result, merged, module_names, render_markdown
+from bench.run import Result, medians_note, merged, module_names, paired_medians, render_markdown
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,3 +71,14 @@ def test_each_row_keeps_the_day_it_was_measured_and_the_header_names_every_day()
     table = render_markdown([r for _, r in out])
     assert "measured on 2026-12-05 and 2026-12-07 (" in table
     assert "| a1 | 10 s |  |  |  |  | 2026-12-07 | `c` |" in table and "| 2026-12-05 |" in table
+
+
+def test_paired_medians_alternate_only_runs_as_many_and_the_note_says_which():
+    calls: list[str] = []
+    paired_medians(lambda: calls.append("a"), lambda: calls.append("b"), (2, 2))
+    assert calls == ["a", "b", "a", "b"]
+    calls.clear()
+    paired_medians(lambda: calls.append("a"), lambda: calls.append("b"), (3, 1))
+    assert calls == ["a", "a", "a", "b"]
+    assert medians_note((2, 2), "curves", "sweeps") == "medians of 2 curves and 2 sweeps, alternating"
+    assert medians_note((3, 1), "curves", "sweep") == "medians of 3 curves and 1 sweep"
