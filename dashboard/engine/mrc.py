@@ -151,7 +151,7 @@ def in_passes(policy: str) -> bool:
 def exact_is_quick(policy: str) -> bool:
     """Whether policy's exact curve is quick enough that nobody needs a sampled one: LRU's and FIFO's
     passes, and LFU's heap-free replay per capacity (policies/lfu.py: 9-10 s for 55 capacities at 100M
-    accesses, where the heap's sweep took 287 s and a sampled curve was 0.02-0.03 off; a trace of 2^30
+    accesses, where the heap's sweep took 287-293 s and a sampled curve was 0.02-0.03 off; a trace of 2^30
     accesses or more replays LFU on its heap: exact, slower)."""
     return in_passes(policy) or policy == "lfu"
 
