@@ -6,6 +6,7 @@ session send the next request within the horizon?): logit q = logit p + beta for
 continued, − beta for one that did not. Beta 0 is the policy as it is; larger beta ranks more
 requests right, measured as the AUC (the chance a request that continued outranks one that did not).
 Each q goes through the policy's own scoring (LearnedOptions.probabilities), block rules included.
+An AUC gained another way need not help as much: docs/engine.md has the learners that show it.
 `python -m bench.predictor_quality` prints the table docs/engine.md quotes, on both Mooncake traces.
 """
 
@@ -16,9 +17,10 @@ import sys
 import numpy as np
 import pandas as pd
 
-from bench.bench_replay import REFERENCE_CAPACITY, SYNTHETIC, TRACE, hindsight_probabilities, read_mooncake
+from bench.bench_replay import REFERENCE_CAPACITY, SYNTHETIC, TRACE, hindsight_probabilities
 from dashboard.core.types import Trace
 from dashboard.engine.capacity import space_reduction_vs_lru
+from dashboard.engine.readers.mooncake import read_mooncake
 from dashboard.engine.replay import LearnedOptions, learned_request_keys
 
 BETAS = (0.0, 0.03, 0.06, 0.1, 0.25, 0.5, 1.0, 2.0)
